@@ -1,0 +1,119 @@
+// Package es implements the Hessian Estimation Evolution Strategy (HE-ES)
+// family and its baselines behind one ask/tell contract.
+//
+// # Strategies
+//
+// Every strategy has a short name used by the library, the command line and
+// files alike:
+//
+//	es11    (1+1)-ES with the 1/5 success rule
+//	hees14  (1+4)-HE-ES of Glasmachers & Krause, Algorithm 4
+//	hees    full non-elitist HE-ES with mirrored sampling, Algorithm 1
+//	cma11   (1+1)-CMA-ES, Suttorp, Hansen & Igel 2009 variant
+//
+// # The ask/tell contract
+//
+// A Strategy proposes a generation of candidates with Ask and learns from
+// their objective values with Tell. The caller may evaluate the candidates
+// in any order and in parallel. Given the same Config (seed included) and the
+// same values, a Strategy produces bit-identical candidates whether or not the
+// evaluation was parallel and whether or not its state was saved with
+// MarshalBinary and restored with UnmarshalBinary in between: every random
+// draw is a function of (seed, purpose, generation, index) only.
+package es
+
+import (
+	"encoding"
+
+	"github.com/hees-dev/hees/linalg"
+)
+
+// Strategy proposes candidate points and learns from their objective values.
+//
+// A Strategy is not safe for concurrent use. The loop is: Ask writes the
+// generation's candidates as the rows of a matrix, the caller evaluates every
+// row (in any order, in parallel if desired), and Tell hands back one value
+// per row, in row order. NaN and +Inf are ranked worst, ties keep row order.
+type Strategy interface {
+	// Name is the strategy's short name, such as "hees".
+	Name() string
+	// Dim is the dimension of the search space.
+	Dim() int
+	// Lambda is the largest number of candidates Ask writes in one
+	// generation. A generation may ask for fewer (the elitist strategies ask
+	// for the initial point alone in generation 0).
+	Lambda() int
+
+	// Ask writes the candidates of the current generation into the rows of
+	// pop, resizing it (its storage is reused when large enough, so a loop
+	// that passes the same matrix does not allocate). Asking twice without a
+	// Tell writes the same candidates again. Ask returns an error once the
+	// strategy has stopped.
+	Ask(pop *linalg.Dense) error
+	// Tell takes the objective values of the rows of the last Ask, in row
+	// order, and advances to the next generation. It returns an error, and
+	// changes nothing, when no Ask is pending or len(f) is not the number of
+	// rows asked.
+	Tell(f []float64) error
+
+	// Mean copies the current mean into dst (allocating when dst is nil) and
+	// returns it.
+	Mean(dst []float64) []float64
+	// Sigma is the current global step size.
+	Sigma() float64
+	// Transform returns the current transformation A (sampling covariance
+	// sigma^2 A A^T). The matrix is owned by the strategy: read it, do not
+	// keep or change it across calls to Tell.
+	Transform() *linalg.Dense
+	// Best returns a copy of the best point told so far and its value
+	// (+Inf and nil before any finite value was told).
+	Best() (x []float64, f float64)
+	// Evals is the number of objective values told so far.
+	Evals() int
+	// Generation is the number of completed Ask/Tell rounds.
+	Generation() int
+	// Stop reports the internal criterion that fired, or "" while the
+	// strategy can go on.
+	Stop() Reason
+
+	// MarshalBinary and UnmarshalBinary save and restore the complete state
+	// (configuration, moving state and the random generator's position)
+	// under a versioned tag. UnmarshalBinary rejects a state of another
+	// strategy or version with an error that says which.
+	encoding.BinaryMarshaler
+	encoding.BinaryUnmarshaler
+}
+
+// Reason names why a run or a strategy stopped. The empty Reason means that
+// nothing stopped it.
+type Reason string
+
+// The stop reasons. The strings are stable: they appear in the command
+// line's output and in saved files.
+const (
+	// Budget: the evaluation budget is spent.
+	ReasonMaxEvals Reason = "max evaluations"
+	// A value at or below the target was told.
+	ReasonTarget Reason = "target reached"
+	// The wall-clock limit passed.
+	ReasonTimeLimit Reason = "time limit"
+	// The caller's context was canceled.
+	ReasonCanceled Reason = "canceled"
+	// The spread of one generation's values fell below the tolerance.
+	ReasonTolFun Reason = "tolfun"
+	// The step size became too small to change the mean.
+	ReasonSigmaTooSmall Reason = "sigma too small"
+	// The step size grew beyond its limit.
+	ReasonSigmaTooLarge Reason = "sigma too large"
+	// The condition number of C = A A^T exceeded its limit (1e14).
+	ReasonConditionCov Reason = "condition of C"
+	// Adding a step along a principal axis no longer changes the mean.
+	ReasonNoEffectAxis Reason = "no effect axis"
+	// Too many generations in a row gave no finite objective value
+	// (ALGORITHMS.md Section 13 item 8).
+	ReasonNotFinite Reason = "objective not finite"
+	// The objective returned -Inf, which no point can improve on.
+	ReasonMinusInf Reason = "objective -Inf"
+	// The objective panicked or returned an error.
+	ReasonObjectiveError Reason = "objective error"
+)

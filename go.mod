@@ -1,0 +1,3 @@
+module github.com/hees-dev/hees
+
+go 1.24
