@@ -1,0 +1,218 @@
+package atomicfile
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+)
+
+// onlyEntries fails the test unless dir holds exactly the named entries,
+// which catches temporary files left behind.
+func onlyEntries(t *testing.T, dir string, names ...string) {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range entries {
+		got = append(got, e.Name())
+	}
+	if strings.Join(got, "\n") != strings.Join(names, "\n") {
+		t.Errorf("directory holds %q, want exactly %q", got, names)
+	}
+}
+
+func TestWriteFileReplacesContentAndMode(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "state")
+	for _, c := range []struct {
+		data string
+		perm os.FileMode
+	}{
+		{"first version\n", 0o640},
+		{"second, longer version\n", 0o600},
+		{"", 0o604},
+	} {
+		if err := WriteFile(path, []byte(c.data), c.perm); err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != c.data {
+			t.Errorf("content %q, want %q", got, c.data)
+		}
+		info, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if runtime.GOOS != "windows" && info.Mode().Perm() != c.perm {
+			t.Errorf("mode %v, want %v", info.Mode().Perm(), c.perm)
+		}
+	}
+	onlyEntries(t, dir, "state")
+}
+
+func TestWriteFileRelativePath(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	if err := WriteFile("plain", []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.ReadFile(filepath.Join(dir, "plain")); err != nil || string(got) != "x" {
+		t.Errorf("read back %q, %v; want \"x\"", got, err)
+	}
+	onlyEntries(t, dir, "plain")
+}
+
+func TestWriteFileErrors(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "sub", "keep"), []byte("k"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	missing := filepath.Join(dir, "no-such-dir", "state")
+	err := WriteFile(missing, []byte("x"), 0o644)
+	if !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), missing) {
+		t.Errorf("missing directory: got %v, want a not-exist error naming %s", err, missing)
+	}
+
+	// Renaming a file over a non-empty directory fails; the directory and
+	// its content must survive and no temporary file may stay behind.
+	overDir := filepath.Join(dir, "sub")
+	if err := WriteFile(overDir, []byte("x"), 0o644); err == nil || !strings.Contains(err.Error(), overDir) {
+		t.Errorf("path is a directory: got %v, want an error naming %s", err, overDir)
+	}
+	if got, err := os.ReadFile(filepath.Join(dir, "sub", "keep")); err != nil || string(got) != "k" {
+		t.Errorf("directory content after failed write: %q, %v", got, err)
+	}
+
+	trailing := dir + string(filepath.Separator)
+	if err := WriteFile(trailing, []byte("x"), 0o644); err == nil || !strings.Contains(err.Error(), "directory") {
+		t.Errorf("path with trailing separator: got %v, want an error saying it names a directory", err)
+	}
+	onlyEntries(t, dir, "sub")
+}
+
+func TestCheckPayloadRejectsTornContent(t *testing.T) {
+	whole := payload(3, 7)
+	if err := checkPayload(whole); err != nil {
+		t.Fatalf("complete payload rejected: %v", err)
+	}
+	mixed := append(append([]byte{}, payload(1, 0)[:len(whole)/2]...), payload(2, 0)[len(whole)/2:]...)
+	for name, data := range map[string][]byte{
+		"empty":     nil,
+		"truncated": whole[:len(whole)-1],
+		"half":      whole[:len(whole)/2],
+		"mixed":     mixed,
+		"doubled":   append(append([]byte{}, whole...), whole...),
+	} {
+		if err := checkPayload(data); err == nil {
+			t.Errorf("%s content accepted as a complete payload", name)
+		}
+	}
+}
+
+// TestConcurrentWritersNeverTear runs writers in goroutines and in other
+// processes against one file while a reader checks every version it sees.
+func TestConcurrentWritersNeverTear(t *testing.T) {
+	const (
+		goroutines = 4
+		processes  = 4
+		writes     = 25
+	)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "shared")
+	if err := WriteFile(path, payload(-1, 0), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	stop := make(chan struct{})
+	var reads atomic.Int64
+	var readerErr error
+	var readerDone sync.WaitGroup
+	readerDone.Add(1)
+	go func() {
+		defer readerDone.Done()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			data, err := os.ReadFile(path)
+			if err == nil {
+				err = checkPayload(data)
+			}
+			if err != nil {
+				readerErr = err
+				return
+			}
+			reads.Add(1)
+		}
+	}()
+
+	var writers sync.WaitGroup
+	errs := make(chan error, goroutines+processes)
+	for id := range goroutines {
+		writers.Add(1)
+		go func() {
+			defer writers.Done()
+			for seq := range writes {
+				if err := WriteFile(path, payload(id, seq), 0o644); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	for p := range processes {
+		id := goroutines + p
+		cmd, stderr := helperCommand(t, helperModeEnv+"=write", helperPathEnv+"="+path,
+			helperIDEnv+"="+strconv.Itoa(id), helperCountEnv+"="+strconv.Itoa(writes))
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		writers.Add(1)
+		go func() {
+			defer writers.Done()
+			if err := cmd.Wait(); err != nil {
+				errs <- errors.New("writer process: " + err.Error() + ": " + stderr.String())
+			}
+		}()
+	}
+	writers.Wait()
+	close(stop)
+	readerDone.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if readerErr != nil {
+		t.Errorf("reader saw a torn file after %d good reads: %v", reads.Load(), readerErr)
+	}
+	if reads.Load() == 0 {
+		t.Error("reader checked no version at all")
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := checkPayload(data); err != nil {
+		t.Errorf("final file: %v", err)
+	}
+	onlyEntries(t, dir, "shared")
+	t.Logf("%d concurrent reads checked", reads.Load())
+}

@@ -1,0 +1,82 @@
+package atomicfile
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+)
+
+// Backoff between attempts to take a held lock: the first wait is
+// lockMinBackoff, and each later one doubles up to lockMaxBackoff.
+const (
+	lockMinBackoff = time.Millisecond
+	lockMaxBackoff = 50 * time.Millisecond
+)
+
+// Lock takes an exclusive lock on the lock file at path, creating the file
+// if needed, and returns the function that releases it.
+//
+// The lock excludes every other holder, whether in another process or in
+// the same one (each call opens the file anew), so a read-modify-write of a
+// shared file between Lock and unlock cannot interleave with another one.
+// While the lock is held elsewhere, Lock retries with a backoff growing from
+// 1 ms to 50 ms until it succeeds or ctx is done; in the latter case (and
+// when ctx is done on entry) it returns an error that wraps ctx.Err(). The operating system releases the
+// lock when its holder exits, even by a crash, so a killed process never
+// leaves a stale lock behind.
+//
+// The lock file is never removed (removing it would let two processes lock
+// two different files of the same name); its content is not used. Use a
+// lock file next to the data it protects, not the data file itself, since
+// WriteFile replaces the data file with a new one.
+//
+// unlock releases the lock and closes the file; calling it a second time
+// returns an error. Lock is implemented with flock(2) on Linux, macOS and
+// the BSDs; elsewhere it returns an error that says locks are unsupported.
+func Lock(ctx context.Context, path string) (unlock func() error, err error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("atomicfile: lock %s: %w", path, err)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o666)
+	if err != nil {
+		return nil, fmt.Errorf("atomicfile: lock: %w", err)
+	}
+	backoff := lockMinBackoff
+	for {
+		held, err := tryLock(f)
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("atomicfile: lock %s: %w", path, err)
+		}
+		if held {
+			break
+		}
+		timer := time.NewTimer(backoff)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			f.Close()
+			return nil, fmt.Errorf("atomicfile: lock %s: still held elsewhere: %w", path, ctx.Err())
+		case <-timer.C:
+		}
+		backoff = min(2*backoff, lockMaxBackoff)
+	}
+	var once sync.Once
+	unlock = func() error {
+		err := errors.New("atomicfile: unlock " + path + ": already unlocked")
+		once.Do(func() {
+			err = unlockFile(f)
+			if closeErr := f.Close(); err == nil {
+				err = closeErr
+			}
+			if err != nil {
+				err = fmt.Errorf("atomicfile: unlock %s: %w", path, err)
+			}
+		})
+		return err
+	}
+	return unlock, nil
+}

@@ -1,0 +1,608 @@
+// Package extproc evaluates an objective function in external programs, so
+// that hees can optimise a simulator it cannot link against (issue 6, item
+// 2: `hees run -cmd "./sim --fast" -d 7`).
+//
+// # Protocol
+//
+// A Pool starts the command several times and keeps every process running
+// for the whole optimisation. To evaluate a point it writes one line to the
+// standard input of an idle process: the coordinates formatted with
+// strconv.FormatFloat(v, 'g', -1, 64), separated by single spaces, ending in
+// "\n". It then reads one line from the process's standard output: the
+// objective value, a number as strconv.ParseFloat reads it (surrounding
+// blanks and a "\r" are ignored). "nan", "inf" and "-inf" are values, not
+// errors: the strategy ranks them by its own rules. A number too large for
+// a float64 reads as ±Inf. The program must answer each line before it
+// reads the next and flush its output after each answer: one that reads its
+// input in blocks (mawk without -W interactive) or buffers its output (C's
+// stdio, Python without flush=True) waits forever. At the end the pool
+// closes the standard inputs, and the program is expected to exit when it
+// reads end of file.
+//
+// # Failures
+//
+// The process crashing or exiting, an answer that is not a number (an empty
+// line included), and an evaluation that outlasts Options.EvalTimeout are
+// errors of type *EvalError, which names the point, the process and the
+// last 2 KiB of the process's standard error. A failure stops the pool: the
+// failed process is killed and never restarted, and every later Eval
+// returns the same error. Canceling the context given to Start kills all
+// processes and unblocks every Eval.
+//
+// On Unix each process runs in its own process group, and killing it kills
+// the group, so helpers a program started ("sh -c", Python workers) do not
+// outlive it.
+package extproc
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// DefaultCloseTimeout is how long Close waits for the processes to exit
+// after closing their input, when Options.CloseTimeout is zero.
+const DefaultCloseTimeout = 5 * time.Second
+
+const (
+	// stderrTailSize is how many of the last bytes of each process's
+	// standard error are kept for error messages.
+	stderrTailSize = 2048
+	// maxAnswerLine bounds one line of a process's standard output.
+	maxAnswerLine = 64 << 10
+	// exitGrace is how long an evaluation whose process closed its output
+	// waits for the process to exit, so that the error can carry the exit
+	// status, before it kills the process.
+	exitGrace = time.Second
+	// stderrGrace is how long to wait, once a process is dead, for the end
+	// of its standard error, which a stray descendant may hold open.
+	stderrGrace = 500 * time.Millisecond
+	// maxQuotedAnswer bounds how much of a bad answer an error quotes.
+	maxQuotedAnswer = 200
+)
+
+// Options adjusts a Pool. The zero value is ready to use.
+type Options struct {
+	// Env lists extra environment variables, as "KEY=value", given to every
+	// process on top of the environment of the calling program.
+	Env []string
+	// EvalTimeout bounds one evaluation, from writing the point to reading
+	// the answer, and an evaluation that takes longer fails with ErrTimeout.
+	// Zero means no limit.
+	EvalTimeout time.Duration
+	// CloseTimeout is how long Close waits for the processes to exit after
+	// closing their input before it kills them. Zero means
+	// DefaultCloseTimeout.
+	CloseTimeout time.Duration
+}
+
+// Errors that an *EvalError wraps, to be tested with errors.Is. A canceled
+// context gives an *EvalError that wraps the context's error instead.
+var (
+	// ErrNoAnswer: the process exited, or closed its output or input,
+	// before answering.
+	ErrNoAnswer = errors.New("no answer")
+	// ErrBadAnswer: the answer line is not a number.
+	ErrBadAnswer = errors.New("answer is not a number")
+	// ErrTimeout: the evaluation outlasted Options.EvalTimeout.
+	ErrTimeout = errors.New("evaluation timed out")
+	// ErrClosed: the pool was closed. Eval returns it, unwrapped, once
+	// Close has been called.
+	ErrClosed = errors.New("extproc: pool closed")
+)
+
+// EvalError reports a failed evaluation.
+type EvalError struct {
+	Point   []float64 // the point being evaluated
+	Process int       // the process's index in the pool, from 0
+	PID     int       // the process's operating-system id
+	Err     error     // the cause
+	Stderr  string    // the last bytes (up to 2 KiB) of the process's standard error
+}
+
+// Error names the point, the process, the cause and the standard error
+// tail, which follows on indented lines.
+func (e *EvalError) Error() string {
+	return fmt.Sprintf("extproc: evaluating [%s] in process %d (pid %d): %v%s",
+		formatPoint(e.Point), e.Process, e.PID, e.Err, stderrSection(e.Stderr))
+}
+
+// Unwrap returns the cause.
+func (e *EvalError) Unwrap() error { return e.Err }
+
+// stderrSection formats a standard error tail for the end of a message.
+func stderrSection(tail string) string {
+	tail = strings.TrimRight(tail, "\n")
+	if tail == "" {
+		return "; its stderr is empty"
+	}
+	return "; its stderr ends with:\n\t" + strings.ReplaceAll(tail, "\n", "\n\t")
+}
+
+// formatPoint writes the coordinates of x as the protocol does: shortest
+// exact decimal form, separated by single spaces.
+func formatPoint(x []float64) string {
+	return string(appendPoint(nil, x))
+}
+
+func appendPoint(dst []byte, x []float64) []byte {
+	for i, v := range x {
+		if i > 0 {
+			dst = append(dst, ' ')
+		}
+		dst = strconv.AppendFloat(dst, v, 'g', -1, 64)
+	}
+	return dst
+}
+
+// parseAnswer reads an answer line as a float64. A number out of the
+// float64 range is ±Inf, as strconv.ParseFloat returns it.
+func parseAnswer(line string) (float64, error) {
+	v, err := strconv.ParseFloat(strings.TrimSpace(line), 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		if len(line) > maxQuotedAnswer {
+			line = line[:maxQuotedAnswer] + "..."
+		}
+		return 0, fmt.Errorf("%w: %q", ErrBadAnswer, line)
+	}
+	return v, nil
+}
+
+// Pool is a set of long-lived processes of one command that evaluate
+// points. Eval is safe for concurrent use; with more concurrent callers
+// than processes, the extra callers wait for an idle process.
+type Pool struct {
+	opts  Options
+	procs []*process
+	idle  chan *process // processes ready for a point
+
+	mu      sync.Mutex
+	err     error         // the first failure, returned by every later Eval
+	stopped chan struct{} // closed when err is set
+
+	closing    chan struct{}  // closed by Close, to end the context watcher
+	watcher    sync.WaitGroup // the context watcher
+	goroutines sync.WaitGroup // the processes' waiters and readers
+	closeOnce  sync.Once
+	closeErr   error
+}
+
+// Start starts procs processes of command and returns the pool that
+// evaluates points with them.
+//
+// command is split into words like a simple shell command: blanks separate
+// words, '...' and "..." quote, and a backslash escapes the next character;
+// no shell runs, and there are no variables, globs or redirections. The
+// first word is the program, looked up in PATH when it has no slash.
+//
+// Canceling ctx kills the processes and makes every pending and later Eval
+// fail; Close must still be called. Bad arguments, or a program that cannot
+// be started, give an error and no pool.
+func Start(ctx context.Context, command string, procs int, opts Options) (*Pool, error) {
+	words, err := splitCommand(command)
+	if err != nil {
+		return nil, fmt.Errorf("extproc: %w", err)
+	}
+	switch {
+	case procs < 1:
+		return nil, fmt.Errorf("extproc: %d processes requested, want at least 1", procs)
+	case opts.EvalTimeout < 0:
+		return nil, fmt.Errorf("extproc: negative evaluation timeout %v", opts.EvalTimeout)
+	case opts.CloseTimeout < 0:
+		return nil, fmt.Errorf("extproc: negative close timeout %v", opts.CloseTimeout)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("extproc: %w", err)
+	}
+	if opts.CloseTimeout == 0 {
+		opts.CloseTimeout = DefaultCloseTimeout
+	}
+	p := &Pool{
+		opts:    opts,
+		idle:    make(chan *process, procs),
+		stopped: make(chan struct{}),
+		closing: make(chan struct{}),
+	}
+	for i := range procs {
+		pr, err := p.startProcess(i, words)
+		if err != nil {
+			for _, started := range p.procs {
+				started.abort(ErrClosed)
+			}
+			p.Close() // reaps the processes; their fate is not news
+			return nil, fmt.Errorf("extproc: starting %q: %w", command, err)
+		}
+		p.procs = append(p.procs, pr)
+		p.idle <- pr
+	}
+	p.watcher.Add(1)
+	go func() {
+		defer p.watcher.Done()
+		select {
+		case <-ctx.Done():
+			p.stop(fmt.Errorf("extproc: stopped: %w", ctx.Err()))
+			for _, pr := range p.procs {
+				pr.abort(ctx.Err())
+			}
+		case <-p.closing:
+		}
+	}()
+	return p, nil
+}
+
+// Eval evaluates the objective at x in an idle process, waiting for one if
+// all are busy. It returns the value the process answered, which may be
+// NaN or ±Inf, or an error: an *EvalError for a failed evaluation, after
+// which the pool is stopped and every later Eval returns that same error;
+// ErrClosed after Close; an error wrapping the context's error after the
+// context given to Start was canceled.
+func (p *Pool) Eval(x []float64) (float64, error) {
+	if err := p.stopErr(); err != nil {
+		return 0, err
+	}
+	var pr *process
+	select {
+	case pr = <-p.idle:
+	case <-p.stopped:
+		return 0, p.stopErr()
+	}
+	if err := p.stopErr(); err != nil {
+		p.idle <- pr
+		return 0, err
+	}
+	v, err := pr.eval(x, p.opts.EvalTimeout)
+	if err != nil {
+		// The process is dead and stays out of the idle set.
+		p.stop(err)
+		return 0, err
+	}
+	p.idle <- pr
+	return v, nil
+}
+
+// Close closes the standard input of every process, waits up to
+// Options.CloseTimeout for them to exit, kills those still running (and on
+// Unix whatever else is left in their process groups), and returns once
+// every process has been reaped and every goroutine of the pool has ended.
+// Its error reports the processes that had to be killed or that exited with
+// a failure status, except those an earlier error already reported. Eval
+// calls still in progress are interrupted and fail with an *EvalError
+// wrapping ErrClosed; later ones return ErrClosed. Calling Close again
+// returns the same result.
+func (p *Pool) Close() error {
+	p.closeOnce.Do(func() { p.closeErr = p.shutdown() })
+	return p.closeErr
+}
+
+func (p *Pool) shutdown() error {
+	p.stop(ErrClosed)
+	close(p.closing)
+	p.watcher.Wait()
+
+	// Evaluations in progress end now. A process missing from the idle set
+	// is evaluating, or is dead and reported already.
+	idle := make(map[*process]bool)
+	for drained := false; !drained; {
+		select {
+		case pr := <-p.idle:
+			idle[pr] = true
+		default:
+			drained = true
+		}
+	}
+	for _, pr := range p.procs {
+		if !idle[pr] {
+			pr.abort(ErrClosed)
+		}
+	}
+	// Close reports on the others.
+	healthy := make([]bool, len(p.procs))
+	for i, pr := range p.procs {
+		healthy[i] = pr.abortCause() == nil
+		pr.stdin.Close() // end of file tells the program to exit
+	}
+	deadline := time.NewTimer(p.opts.CloseTimeout)
+	defer deadline.Stop()
+	expired := false
+	var errs []error
+	for i, pr := range p.procs {
+		if !expired {
+			select {
+			case <-pr.exited:
+				continue
+			case <-deadline.C:
+				expired = true
+			}
+		}
+		select {
+		case <-pr.exited:
+		default:
+			if healthy[i] {
+				errs = append(errs, fmt.Errorf("extproc: process %d (pid %d) did not exit within %v after its input was closed; killed it",
+					pr.index, pr.cmd.Process.Pid, p.opts.CloseTimeout))
+				healthy[i] = false
+			}
+			pr.abort(ErrClosed)
+			<-pr.exited
+		}
+	}
+	for i, pr := range p.procs {
+		pr.abort(ErrClosed) // kills what is left of the process group, closes the pipes
+		tail := pr.stderrTail()
+		pr.stderr.Close()
+		if healthy[i] && pr.waitErr != nil {
+			errs = append(errs, fmt.Errorf("extproc: process %d (pid %d) failed after its input was closed: %v%s",
+				pr.index, pr.cmd.Process.Pid, pr.waitErr, stderrSection(tail)))
+		}
+	}
+	p.goroutines.Wait()
+	return errors.Join(errs...)
+}
+
+// stop records err as the pool's failure, unless one is recorded already.
+func (p *Pool) stop(err error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.err == nil {
+		p.err = err
+		close(p.stopped)
+	}
+}
+
+// stopErr returns the pool's failure, or nil while it is running.
+func (p *Pool) stopErr() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.err
+}
+
+// process is one running instance of the command.
+type process struct {
+	index  int
+	cmd    *exec.Cmd
+	stdin  *os.File // write end of the process's standard input
+	stdout *os.File // read end of its standard output
+	stderr *os.File // read end of its standard error
+	line   []byte   // the point being written, reused by every evaluation
+
+	lines   chan string // answer lines; closed when the output ends
+	readErr error       // why the output ended (nil at end of file); set before lines is closed
+
+	tail       *tailBuffer   // the end of the standard error
+	stderrDone chan struct{} // closed when the standard error has ended
+
+	exited  chan struct{} // closed when the process has exited and was reaped
+	waitErr error         // the exit status from cmd.Wait; set before exited is closed
+
+	mu      sync.Mutex
+	cause   error         // why the process was killed; nil while it is usable
+	aborted chan struct{} // closed when cause is set
+}
+
+// startProcess starts one instance of the command with fresh pipes and the
+// goroutines that watch it.
+func (p *Pool) startProcess(index int, words []string) (*process, error) {
+	cmd := exec.Command(words[0], words[1:]...)
+	if len(p.opts.Env) > 0 {
+		cmd.Env = append(os.Environ(), p.opts.Env...)
+	}
+	ownProcessGroup(cmd)
+	var files []*os.File // every pipe end, for cleanup on failure
+	pipe := func() (r, w *os.File, err error) {
+		r, w, err = os.Pipe()
+		if err == nil {
+			files = append(files, r, w)
+		}
+		return r, w, err
+	}
+	closeAll := func(fs []*os.File) {
+		for _, f := range fs {
+			f.Close()
+		}
+	}
+	inR, inW, err := pipe()
+	if err != nil {
+		return nil, err
+	}
+	outR, outW, err := pipe()
+	if err != nil {
+		closeAll(files)
+		return nil, err
+	}
+	errR, errW, err := pipe()
+	if err != nil {
+		closeAll(files)
+		return nil, err
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	err = cmd.Start()
+	closeAll([]*os.File{inR, outW, errW}) // the child holds its own copies
+	if err != nil {
+		closeAll([]*os.File{inW, outR, errR})
+		return nil, err
+	}
+	pr := &process{
+		index:      index,
+		cmd:        cmd,
+		stdin:      inW,
+		stdout:     outR,
+		stderr:     errR,
+		lines:      make(chan string),
+		tail:       newTailBuffer(stderrTailSize),
+		stderrDone: make(chan struct{}),
+		exited:     make(chan struct{}),
+		aborted:    make(chan struct{}),
+	}
+	p.goroutines.Add(3)
+	go func() {
+		defer p.goroutines.Done()
+		pr.waitErr = cmd.Wait()
+		close(pr.exited)
+	}()
+	go func() {
+		defer p.goroutines.Done()
+		pr.readAnswers()
+	}()
+	go func() {
+		defer p.goroutines.Done()
+		io.Copy(pr.tail, errR) // ends at end of file, or when Close closes errR
+		close(pr.stderrDone)
+	}()
+	return pr, nil
+}
+
+// readAnswers passes the lines of the process's output to lines until the
+// output ends or the process is aborted.
+func (pr *process) readAnswers() {
+	defer close(pr.lines)
+	sc := bufio.NewScanner(pr.stdout)
+	sc.Buffer(make([]byte, 0, 4096), maxAnswerLine)
+	for sc.Scan() {
+		select {
+		case pr.lines <- sc.Text():
+		case <-pr.aborted:
+			return
+		}
+	}
+	if errors.Is(sc.Err(), bufio.ErrTooLong) {
+		pr.readErr = fmt.Errorf("%w: answer line longer than %d bytes", ErrBadAnswer, maxAnswerLine)
+	} else {
+		pr.readErr = sc.Err()
+	}
+}
+
+// eval writes x to the process and reads its answer. On failure the
+// process is killed and the error is an *EvalError.
+func (pr *process) eval(x []float64, timeout time.Duration) (float64, error) {
+	if pr.abortCause() != nil {
+		return 0, pr.report(x)
+	}
+	var (
+		timer      *time.Timer
+		timeoutErr error
+	)
+	if timeout > 0 {
+		// A write to a program that does not read can block, so the
+		// timeout kills the process, which ends both the write and the read.
+		timeoutErr = fmt.Errorf("%w after %v", ErrTimeout, timeout)
+		timer = time.AfterFunc(timeout, func() { pr.abort(timeoutErr) })
+	}
+	var (
+		answer   string
+		answered bool
+	)
+	pr.line = append(appendPoint(pr.line[:0], x), '\n')
+	_, writeErr := pr.stdin.Write(pr.line)
+	if writeErr == nil {
+		answer, answered = <-pr.lines
+	}
+	if timer != nil && !timer.Stop() {
+		// The timeout fired: the process is being killed, whatever it said.
+		return 0, pr.fail(x, timeoutErr)
+	}
+	if !answered {
+		return 0, pr.fail(x, pr.noAnswer(writeErr))
+	}
+	v, err := parseAnswer(answer)
+	if err != nil {
+		return 0, pr.fail(x, err)
+	}
+	return v, nil
+}
+
+// noAnswer explains why the process gave no answer: the write of the point
+// failed with writeErr, or (writeErr == nil) its output ended.
+func (pr *process) noAnswer(writeErr error) error {
+	if cause := pr.abortCause(); cause != nil {
+		return cause
+	}
+	if writeErr == nil && pr.readErr != nil {
+		if errors.Is(pr.readErr, ErrBadAnswer) {
+			return pr.readErr
+		}
+		return fmt.Errorf("%w: reading the answer: %v", ErrNoAnswer, pr.readErr)
+	}
+	grace := time.NewTimer(exitGrace)
+	defer grace.Stop()
+	select {
+	case <-pr.exited:
+		return fmt.Errorf("%w: the process exited (%s)", ErrNoAnswer, exitStatus(pr.waitErr))
+	case <-grace.C:
+	}
+	if writeErr != nil {
+		return fmt.Errorf("%w: the process does not read its input (%v)", ErrNoAnswer, writeErr)
+	}
+	return fmt.Errorf("%w: the process closed its output", ErrNoAnswer)
+}
+
+// exitStatus describes the result of cmd.Wait.
+func exitStatus(waitErr error) string {
+	if waitErr == nil {
+		return "exit status 0"
+	}
+	return waitErr.Error()
+}
+
+// fail aborts the process with cause, unless it was aborted already, and
+// returns the error for the evaluation of x.
+func (pr *process) fail(x []float64, cause error) *EvalError {
+	pr.abort(cause)
+	return pr.report(x)
+}
+
+// report returns the error for the evaluation of x in the aborted process:
+// the reason it was aborted and the end of its standard error.
+func (pr *process) report(x []float64) *EvalError {
+	return &EvalError{
+		Point:   append([]float64(nil), x...),
+		Process: pr.index,
+		PID:     pr.cmd.Process.Pid,
+		Err:     pr.abortCause(),
+		Stderr:  pr.stderrTail(),
+	}
+}
+
+// abort records cause (not nil) as the reason the process is unusable,
+// unless one is recorded already, kills it (and on Unix its process group) and closes its
+// input and output, which ends any write or read in progress.
+func (pr *process) abort(cause error) {
+	pr.mu.Lock()
+	first := pr.cause == nil
+	if first {
+		pr.cause = cause
+		close(pr.aborted)
+	}
+	pr.mu.Unlock()
+	killProcessGroup(pr.cmd.Process)
+	if first {
+		pr.stdin.Close()
+		pr.stdout.Close()
+	}
+}
+
+// abortCause returns the reason the process was aborted, or nil.
+func (pr *process) abortCause() error {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	return pr.cause
+}
+
+// stderrTail waits a little for the standard error to end, if it has not,
+// and returns its last bytes as valid UTF-8.
+func (pr *process) stderrTail() string {
+	grace := time.NewTimer(stderrGrace)
+	defer grace.Stop()
+	select {
+	case <-pr.stderrDone:
+	case <-grace.C:
+	}
+	return strings.ToValidUTF8(string(pr.tail.snapshot()), "\uFFFD")
+}

@@ -1,0 +1,410 @@
+package extproc
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestSplitCommand(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want []string
+	}{
+		{"./sim", []string{"./sim"}},
+		{"  ./sim   --fast\t-n 3\n", []string{"./sim", "--fast", "-n", "3"}},
+		{`prog 'a b' "c d"`, []string{"prog", "a b", "c d"}},
+		{`prog 'it'\''s'`, []string{"prog", "it's"}},
+		{`prog "say \"hi\" \\ \$x \n"`, []string{"prog", `say "hi" \ $x \n`}},
+		{`prog a\ b \'q`, []string{"prog", "a b", "'q"}},
+		{`prog '' ""`, []string{"prog", "", ""}},
+		{`pre'quoted'"joined"post`, []string{"prequotedjoinedpost"}},
+		{"prog 'line\nbreak' a\\\nb", []string{"prog", "line\nbreak", "ab"}},
+		{`prog '$HOME' *.txt >out`, []string{"prog", "$HOME", "*.txt", ">out"}},
+	} {
+		got, err := splitCommand(c.in)
+		if err != nil {
+			t.Errorf("splitCommand(%q): %v", c.in, err)
+			continue
+		}
+		if strings.Join(got, "|") != strings.Join(c.want, "|") || len(got) != len(c.want) {
+			t.Errorf("splitCommand(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	for in, want := range map[string]string{
+		"":            "empty",
+		" \t\n":       "empty",
+		"prog 'open":  "unterminated single quote",
+		`prog "open`:  "unterminated double quote",
+		`prog "\"`:    "unterminated double quote",
+		`prog trail\`: "lone backslash",
+	} {
+		if _, err := splitCommand(in); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("splitCommand(%q): got error %v, want one saying %q", in, err, want)
+		}
+	}
+}
+
+func TestParseAnswer(t *testing.T) {
+	for in, want := range map[string]float64{
+		"1.5":                     1.5,
+		"-0":                      math.Copysign(0, -1),
+		"1e-400":                  0,
+		"1e400":                   math.Inf(1),
+		"-1e400":                  math.Inf(-1),
+		"inf":                     math.Inf(1),
+		"-Infinity":               math.Inf(-1),
+		" 3\r":                    3,
+		"4.9406564584124654e-324": math.SmallestNonzeroFloat64,
+	} {
+		got, err := parseAnswer(in)
+		if err != nil || math.Float64bits(got) != math.Float64bits(want) {
+			t.Errorf("parseAnswer(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	if got, err := parseAnswer("nan"); err != nil || !math.IsNaN(got) {
+		t.Errorf("parseAnswer(\"nan\") = %v, %v; want NaN", got, err)
+	}
+	for _, in := range []string{"", " ", "hello", "1.5 2", "1,5", "0x", strings.Repeat("7", 300) + "x"} {
+		_, err := parseAnswer(in)
+		if !errors.Is(err, ErrBadAnswer) {
+			t.Errorf("parseAnswer(%q): got %v, want ErrBadAnswer", in, err)
+		} else if len(err.Error()) > maxQuotedAnswer+100 {
+			t.Errorf("parseAnswer(%q): error of %d bytes, should quote at most %d", in, len(err.Error()), maxQuotedAnswer)
+		}
+	}
+}
+
+func TestTailBuffer(t *testing.T) {
+	const size = 16
+	rng := rand.New(rand.NewPCG(1, 2))
+	for trial := range 200 {
+		tail := newTailBuffer(size)
+		var all []byte
+		for range rng.IntN(10) {
+			chunk := make([]byte, rng.IntN(3*size))
+			for i := range chunk {
+				chunk[i] = byte('a' + rng.IntN(26))
+			}
+			if n, err := tail.Write(chunk); n != len(chunk) || err != nil {
+				t.Fatalf("Write returned %d, %v; want %d, nil", n, err, len(chunk))
+			}
+			all = append(all, chunk...)
+		}
+		want := all[max(0, len(all)-size):]
+		if got := tail.snapshot(); !bytes.Equal(got, want) {
+			t.Fatalf("trial %d: tail %q of %q, want %q", trial, got, all, want)
+		}
+	}
+}
+
+// randomPoint draws a point whose coordinates span many magnitudes, so
+// that the exact round trip through text is tested.
+func randomPoint(rng *rand.Rand, d int) []float64 {
+	x := make([]float64, d)
+	for i := range x {
+		x[i] = rng.NormFloat64() * math.Pow(10, float64(rng.IntN(61)-30))
+	}
+	return x
+}
+
+func TestEvalConcurrent(t *testing.T) {
+	const (
+		procs   = 4
+		callers = 8
+		evals   = 100
+		dim     = 7
+	)
+	p := startHelper(t, context.Background(), procs, Options{}, "sphere")
+	var wg sync.WaitGroup
+	errs := make(chan error, callers)
+	for c := range callers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(3, uint64(c)))
+			for range evals {
+				x := randomPoint(rng, dim)
+				got, err := p.Eval(x)
+				if err != nil {
+					errs <- err
+					return
+				}
+				if want := sphere(x); math.Float64bits(got) != math.Float64bits(want) {
+					errs <- errors.New("wrong value for [" + formatPoint(x) + "]")
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if err := p.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+	if _, err := p.Eval([]float64{1}); err != ErrClosed {
+		t.Errorf("Eval after Close: got %v, want ErrClosed", err)
+	}
+}
+
+func TestSpecialValuesAreValues(t *testing.T) {
+	p := startHelper(t, context.Background(), 1, Options{}, "special")
+	want := []float64{math.NaN(), math.Inf(1), math.Inf(-1), math.Inf(1), 2.5, 0.25}
+	for i, w := range want {
+		got, err := p.Eval([]float64{float64(i)})
+		if err != nil {
+			t.Fatalf("answer %q: %v", specialAnswers[i], err)
+		}
+		if math.Float64bits(got) != math.Float64bits(w) && !(math.IsNaN(got) && math.IsNaN(w)) {
+			t.Errorf("answer %q read as %v, want %v", specialAnswers[i], got, w)
+		}
+	}
+	if err := p.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+}
+
+// evalError evaluates x, expecting an *EvalError that wraps target and
+// whose message contains every string in mention.
+func evalError(t *testing.T, p *Pool, x []float64, target error, mention ...string) *EvalError {
+	t.Helper()
+	v, err := p.Eval(x)
+	var evalErr *EvalError
+	if !errors.As(err, &evalErr) {
+		t.Fatalf("Eval = %v, %v; want an *EvalError", v, err)
+	}
+	if !errors.Is(err, target) {
+		t.Errorf("error %q does not wrap %q", err, target)
+	}
+	if formatPoint(evalErr.Point) != formatPoint(x) {
+		t.Errorf("error names point [%s], want [%s]", formatPoint(evalErr.Point), formatPoint(x))
+	}
+	for _, m := range append(mention, "["+formatPoint(x)+"]") {
+		if !strings.Contains(err.Error(), m) {
+			t.Errorf("error %q does not mention %q", err, m)
+		}
+	}
+	return evalErr
+}
+
+func TestCrashStopsPool(t *testing.T) {
+	p := startHelper(t, context.Background(), 1, Options{}, "crash-after", "2")
+	for _, x := range [][]float64{{1, 2}, {3, 4}} {
+		if got, err := p.Eval(x); err != nil || got != sphere(x) {
+			t.Fatalf("Eval(%v) = %v, %v; want %v", x, got, err, sphere(x))
+		}
+	}
+	x := []float64{0.5, -1.25}
+	first := evalError(t, p, x, ErrNoAnswer, "exit status 3", "boom: cannot evaluate 0.5 -1.25", "pid")
+	if first.Stderr != "boom: cannot evaluate 0.5 -1.25\n" {
+		t.Errorf("stderr tail %q", first.Stderr)
+	}
+	// The pool is stopped: every later Eval returns the first error.
+	if _, err := p.Eval([]float64{1, 1}); err != first {
+		t.Errorf("Eval after a crash: got %v, want the crash error again", err)
+	}
+	// The crash was reported already; Close has nothing to add.
+	if err := p.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+}
+
+func TestBadAnswers(t *testing.T) {
+	for _, c := range []struct {
+		mode    string
+		target  error
+		mention string
+	}{
+		{"garbage", ErrBadAnswer, `"hello"`},
+		{"empty", ErrBadAnswer, `""`},
+		{"longline", ErrBadAnswer, "longer than 65536 bytes"},
+		{"eof", ErrNoAnswer, "exited (exit status 0)"},
+	} {
+		t.Run(c.mode, func(t *testing.T) {
+			p := startHelper(t, context.Background(), 2, Options{}, c.mode)
+			evalError(t, p, []float64{1e-300, -7, 2.5}, c.target, c.mention)
+			if _, err := p.Eval([]float64{1}); !errors.Is(err, c.target) {
+				t.Errorf("Eval after the failure: got %v, want the failure again", err)
+			}
+		})
+	}
+}
+
+// TestProgramExitsAtOnce: the point is written to a program that is gone
+// (or about to go); either way the error carries its exit status and
+// message.
+func TestProgramExitsAtOnce(t *testing.T) {
+	p := startHelper(t, context.Background(), 1, Options{}, "exit-at-once")
+	time.Sleep(50 * time.Millisecond) // most likely, the write meets a closed pipe
+	evalError(t, p, []float64{2}, ErrNoAnswer, "exited (exit status 64)", "\tusage: sim FILE")
+}
+
+func TestStderrTail(t *testing.T) {
+	p := startHelper(t, context.Background(), 1, Options{}, "spam")
+	e := evalError(t, p, []float64{1}, ErrNoAnswer, "exit status 3", "its stderr ends with:\n\t", "\tfinal words")
+	if len(e.Stderr) != stderrTailSize || !strings.HasSuffix(e.Stderr, "noise 9999\nfinal words\n") {
+		t.Errorf("stderr tail of %d bytes, want the last %d ending in the last noise and \"final words\": %q",
+			len(e.Stderr), stderrTailSize, e.Stderr)
+	}
+	if strings.Contains(e.Stderr, "noise 0000") {
+		t.Error("stderr tail holds the first line of a 10 KB stderr")
+	}
+}
+
+func TestTimeout(t *testing.T) {
+	for _, c := range []struct {
+		mode string
+		dim  int
+	}{
+		{"hang", 3},
+		// A point larger than a pipe's buffer blocks in the write.
+		{"noread", 100000},
+	} {
+		t.Run(c.mode, func(t *testing.T) {
+			p := startHelper(t, context.Background(), 1, Options{EvalTimeout: 100 * time.Millisecond}, c.mode)
+			x := make([]float64, c.dim)
+			_, err := p.Eval(x)
+			var evalErr *EvalError
+			if !errors.As(err, &evalErr) || !errors.Is(err, ErrTimeout) || !strings.Contains(err.Error(), "timed out after 100ms") {
+				t.Fatalf("got %v, want an *EvalError for a timeout", err)
+			}
+			if err := p.Close(); err != nil {
+				t.Errorf("Close: %v", err)
+			}
+		})
+	}
+}
+
+func TestCancelUnblocksEval(t *testing.T) {
+	const procs = 2
+	ctx, cancel := context.WithCancel(context.Background())
+	p := startHelper(t, ctx, procs, Options{}, "hang")
+	// One more caller than processes: it waits for an idle process.
+	errs := make(chan error, procs+1)
+	for i := range procs + 1 {
+		go func() {
+			_, err := p.Eval([]float64{float64(i)})
+			errs <- err
+		}()
+	}
+	waitForStderr(t, p, "waiting") // every process holds a point
+	cancel()
+	for range procs + 1 {
+		if err := <-errs; !errors.Is(err, context.Canceled) {
+			t.Errorf("Eval after cancel: got %v, want context.Canceled", err)
+		}
+	}
+	if _, err := p.Eval([]float64{1}); !errors.Is(err, context.Canceled) {
+		t.Errorf("Eval after cancel: got %v, want context.Canceled", err)
+	}
+	if err := p.Close(); err != nil {
+		t.Errorf("Close after cancel: %v", err)
+	}
+}
+
+func TestCloseInterruptsEval(t *testing.T) {
+	p := startHelper(t, context.Background(), 1, Options{}, "hang")
+	done := make(chan error, 1)
+	go func() {
+		_, err := p.Eval([]float64{4})
+		done <- err
+	}()
+	waitForStderr(t, p, "waiting") // the process holds the point
+	if err := p.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+	var evalErr *EvalError
+	if err := <-done; !errors.As(err, &evalErr) || !errors.Is(err, ErrClosed) {
+		t.Errorf("Eval interrupted by Close: got %v, want an *EvalError wrapping ErrClosed", err)
+	}
+}
+
+func TestCloseReportsProcessesThatFail(t *testing.T) {
+	t.Run("exit status", func(t *testing.T) {
+		p := startHelper(t, context.Background(), 2, Options{}, "fail-on-eof")
+		if _, err := p.Eval([]float64{1}); err != nil {
+			t.Fatal(err)
+		}
+		err := p.Close()
+		if err == nil || strings.Count(err.Error(), "exit status 2") != 2 || !strings.Contains(err.Error(), "\tbye") {
+			t.Errorf("Close: got %v, want two failures with exit status 2 and stderr \"bye\"", err)
+		}
+		if again := p.Close(); again != err {
+			t.Errorf("second Close: got %v, want the first result again", again)
+		}
+	})
+	t.Run("killed", func(t *testing.T) {
+		p := startHelper(t, context.Background(), 1, Options{CloseTimeout: 100 * time.Millisecond}, "linger")
+		if _, err := p.Eval([]float64{1}); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Close(); err == nil || !strings.Contains(err.Error(), "did not exit within 100ms") {
+			t.Errorf("Close: got %v, want a report of the killed process", err)
+		}
+	})
+}
+
+func TestStartErrors(t *testing.T) {
+	canceled, cancel := context.WithCancel(context.Background())
+	cancel()
+	ok := helperCommand(t, "sphere")
+	for _, c := range []struct {
+		name    string
+		ctx     context.Context
+		command string
+		procs   int
+		opts    Options
+		want    string
+	}{
+		{"empty command", context.Background(), " ", 1, Options{}, "command is empty"},
+		{"bad quoting", context.Background(), "sim 'x", 1, Options{}, "unterminated single quote"},
+		{"no processes", context.Background(), ok, 0, Options{}, "0 processes requested"},
+		{"negative timeout", context.Background(), ok, 1, Options{EvalTimeout: -1}, "negative evaluation timeout"},
+		{"negative close timeout", context.Background(), ok, 1, Options{CloseTimeout: -1}, "negative close timeout"},
+		{"missing program", context.Background(), "/no/such/sim --fast", 2, Options{}, `starting "/no/such/sim --fast"`},
+		{"canceled", canceled, ok, 1, Options{}, "context canceled"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			checkNoGoroutineLeak(t)
+			p, err := Start(c.ctx, c.command, c.procs, c.opts)
+			if err == nil {
+				p.Close()
+				t.Fatal("Start succeeded")
+			}
+			if !strings.HasPrefix(err.Error(), "extproc: ") || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("got %q, want an error saying %q", err, c.want)
+			}
+		})
+	}
+}
+
+// BenchmarkEval measures one round trip through a helper process: write a
+// point, read the answer.
+func BenchmarkEval(b *testing.B) {
+	for _, d := range []int{10, 1000} {
+		b.Run("d="+strconv.Itoa(d), func(b *testing.B) {
+			p, err := Start(context.Background(), helperCommand(b, "sphere"), 1,
+				Options{Env: []string{helperEnv + "=1", noRaceExitDelay()}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer p.Close()
+			x := randomPoint(rand.New(rand.NewPCG(5, 5)), d)
+			for b.Loop() {
+				if _, err := p.Eval(x); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
