@@ -1,0 +1,202 @@
+package linalg_test
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/hees-dev/hees/linalg"
+)
+
+// A symmetric 2×2 matrix has eigenvalues 1 and 3; the eigenvectors follow
+// the sign convention (largest entry positive, the first one on ties).
+func ExampleSymEig() {
+	a := linalg.NewDense(2, 2, []float64{
+		2, 1,
+		1, 2,
+	})
+	values, vectors, err := linalg.SymEig(a)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("values: %.4g\n", values)
+	for i := 0; i < 2; i++ {
+		fmt.Printf("% .4f\n", vectors.RawRow(i))
+	}
+	// Output:
+	// values: [1 3]
+	// [ 0.7071  0.7071]
+	// [-0.7071  0.7071]
+}
+
+// EigenSym reuses its workspace across factorizations of one size.
+func ExampleEigenSym() {
+	var eig linalg.EigenSym
+	values := make([]float64, 3)
+	for _, scale := range []float64{1, 10} {
+		a := linalg.NewDense(3, 3, []float64{
+			4 * scale, 0, 0,
+			0, 1 * scale, 0,
+			0, 0, 9 * scale,
+		})
+		if err := eig.Factorize(a, false); err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Printf("%.4g\n", eig.Values(values))
+	}
+	// Output:
+	// [1 4 9]
+	// [10 40 90]
+}
+
+// The HE-ES update adds a few weighted outer products to its transformation
+// matrix; AddOuterSum does it in one pass over the matrix.
+func ExampleDense_AddOuterSum() {
+	m := linalg.NewIdentity(3)
+	alpha := []float64{0.5, -1}
+	x := linalg.NewDense(2, 3, []float64{
+		1, 0, 0, // x_0
+		0, 1, 1, // x_1
+	})
+	y := linalg.NewDense(2, 3, []float64{
+		2, 2, 0, // y_0
+		0, 0, 1, // y_1
+	})
+	m.AddOuterSum(alpha, x, y) // m += 0.5·x_0·y_0ᵀ − x_1·y_1ᵀ
+	for i := 0; i < 3; i++ {
+		fmt.Println(m.RawRow(i))
+	}
+	// Output:
+	// [2 1 0]
+	// [0 1 -1]
+	// [0 0 0]
+}
+
+func ExampleGramSchmidt() {
+	v := linalg.NewDense(2, 3, []float64{
+		3, 0, 4,
+		1, 1, 0,
+	})
+	norms := make([]float64, 2)
+	if err := linalg.GramSchmidt(v, norms); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("norms: %.4g\n", norms)
+	fmt.Printf("row 0: %.4f\n", v.RawRow(0))
+	fmt.Println("|⟨row 0, row 1⟩| < 1e-15:", math.Abs(linalg.Dot(v.RawRow(0), v.RawRow(1))) < 1e-15)
+	// Output:
+	// norms: [5 1.414]
+	// row 0: [0.6000 0.0000 0.8000]
+	// |⟨row 0, row 1⟩| < 1e-15: true
+}
+
+func ExampleDense_Mul() {
+	a := linalg.NewDense(2, 3, []float64{
+		1, 2, 3,
+		4, 5, 6,
+	})
+	b := linalg.NewDense(3, 1, []float64{1, 0, -1})
+	var c linalg.Dense // empty: Mul sizes it
+	c.Mul(a, b)
+	r, cols := c.Dims()
+	fmt.Println(r, cols, c.At(0, 0), c.At(1, 0))
+	// Output:
+	// 2 1 -2 -2
+}
+
+func ExampleMulVec() {
+	a := linalg.NewDense(2, 2, []float64{
+		1, 2,
+		3, 4,
+	})
+	y := make([]float64, 2)
+	linalg.MulVec(y, a, []float64{1, 1})
+	fmt.Println(y)
+	linalg.MulVecT(y, a, []float64{1, 1})
+	fmt.Println(y)
+	// Output:
+	// [3 7]
+	// [4 6]
+}
+
+func ExampleCholesky() {
+	a := linalg.NewDense(2, 2, []float64{
+		4, 2,
+		2, 5,
+	})
+	var c linalg.Cholesky
+	if err := c.Factorize(a); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(c.L().RawRow(0), c.L().RawRow(1))
+	x := make([]float64, 2)
+	c.SolveVecTo(x, []float64{6, 7}) // A·x = b
+	fmt.Printf("x = %.4g, log det = %.4g\n", x, c.LogDet())
+
+	indefinite := linalg.NewDense(2, 2, []float64{1, 2, 2, 1})
+	fmt.Println(c.Factorize(indefinite))
+	// Output:
+	// [2 0] [1 2]
+	// x = [1 1], log det = 2.773
+	// linalg: matrix is not positive definite: pivot 1 of 2×2 is -3
+}
+
+func ExampleQR() {
+	a := linalg.NewDense(3, 2, []float64{
+		3, 1,
+		4, 2,
+		0, 2,
+	})
+	var qr linalg.QR
+	if err := qr.Factorize(a); err != nil {
+		fmt.Println(err)
+		return
+	}
+	var r linalg.Dense
+	qr.RTo(&r)
+	fmt.Printf("%.4f\n%.4f\n", r.RawRow(0), r.RawRow(1))
+	// Output:
+	// [-5.0000 -2.2000]
+	// [0.0000 -2.0396]
+}
+
+func ExampleLogDet() {
+	a := linalg.NewDense(2, 2, []float64{
+		0, 2,
+		3, 0,
+	})
+	logAbs, sign := linalg.LogDet(a)
+	fmt.Printf("log|det| = %.4g, sign = %g, det = %g\n", logAbs, sign, linalg.Det(a))
+	// Output:
+	// log|det| = 1.792, sign = -1, det = -6
+}
+
+func ExampleCondSym() {
+	c := linalg.NewDense(2, 2, []float64{
+		100, 0,
+		0, 1,
+	})
+	cond, err := linalg.CondSym(c)
+	fmt.Printf("%.4g %v\n", cond, err)
+	nt, err := linalg.NormalizedTrace(c) // (100 + 1) / sqrt(100·1)
+	fmt.Printf("%.4g %v\n", nt, err)
+	// Output:
+	// 100 <nil>
+	// 10.1 <nil>
+}
+
+func ExampleDense_View() {
+	m := linalg.NewDense(3, 3, []float64{
+		1, 2, 3,
+		4, 5, 6,
+		7, 8, 9,
+	})
+	v := m.View(1, 1, 2, 2) // shares storage with m
+	v.Scale(10, v)
+	fmt.Println(m.RawRow(1), m.RawRow(2))
+	// Output:
+	// [4 50 60] [7 80 90]
+}

@@ -1,0 +1,127 @@
+package linalg
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// ErrDependent is returned (wrapped) by GramSchmidt when a row is zero, not
+// finite, or numerically a linear combination of the rows before it.
+var ErrDependent = errors.New("linalg: vectors are linearly dependent")
+
+// GramSchmidt orthonormalises the rows of the k×d matrix v in place, in row
+// order, by modified Gram-Schmidt with re-orthogonalisation, and writes the
+// original Euclidean norm of row i into norms[i]. This is the
+// sampleOrthogonal step of HE-ES (spec/ALGORITHMS.md): row i of the result
+// spans the same space as rows 0..i of the input.
+//
+// Each row is orthogonalised against the finished rows; if that removes more
+// than 1 − 1/√2 of its norm (so cancellation may have spoilt orthogonality),
+// the pass is repeated once (the DGKS criterion; "twice is enough",
+// Kahan–Parlett). A row whose
+// remaining norm is at most d·ε times its original norm, or that is zero or
+// not finite, makes GramSchmidt return an error wrapping ErrDependent; rows
+// from that one on are then unspecified. The cost is O(d·k²) and
+// GramSchmidt does not allocate. It panics if k > d or len(norms) != k.
+func GramSchmidt(v *Dense, norms []float64) error {
+	k, d := v.rows, v.cols
+	if k > d || len(norms) != k {
+		panic(fmt.Sprintf("linalg: GramSchmidt: v is %s (need rows <= columns), norms has length %d", shape(v), len(norms)))
+	}
+	tol := float64(d) * epsilon
+	for i := 0; i < k; i++ {
+		vi := v.data[i*v.stride : i*v.stride+d]
+		var orig, c float64
+		if i == 0 {
+			orig = Norm(vi)
+		} else {
+			// One pass for both the original norm and the first
+			// coefficient c = ⟨v_0, v_i⟩.
+			var ss float64
+			c, ss = dot2(vi, v.data[:d], vi)
+			orig = normFromSquares(ss, vi)
+		}
+		norms[i] = orig
+		if orig == 0 || math.IsInf(orig, 0) || math.IsNaN(orig) {
+			return fmt.Errorf("%w: row %d of %s has norm %g", ErrDependent, i, shape(v), orig)
+		}
+		nrm := orig
+		for pass := 0; pass < 2 && i > 0; pass++ {
+			if pass > 0 {
+				c = dot(v.data[:d], vi)
+			}
+			before := nrm
+			nrm = orthogonalizeRow(v, i, c)
+			// DGKS criterion: if less than 1/√2 of the norm survived, the
+			// cancellation may have spoilt orthogonality; do it again.
+			if nrm > math.Sqrt2/2*before {
+				break
+			}
+		}
+		if !(nrm > tol*orig) {
+			return fmt.Errorf("%w: row %d of %s keeps norm %g of %g after orthogonalisation", ErrDependent, i, shape(v), nrm, orig)
+		}
+		inv := 1 / nrm
+		for t := range vi {
+			vi[t] *= inv
+		}
+	}
+	return nil
+}
+
+// orthogonalizeRow subtracts from row i ≥ 1 of v its projections on rows
+// 0..i−1 in turn (modified Gram-Schmidt: each coefficient is taken from the
+// partly reduced row) and returns the new norm of row i; c0 must be
+// ⟨v_0, v_i⟩. Each subtraction is fused with the next dot product, so row i
+// is read and written once per earlier row; the arithmetic is that of dot,
+// axpy and Norm.
+func orthogonalizeRow(v *Dense, i int, c0 float64) float64 {
+	d := v.cols
+	vi := v.data[i*v.stride : i*v.stride+d]
+	c := c0
+	for j := 1; j < i; j++ {
+		prev := v.data[(j-1)*v.stride : (j-1)*v.stride+d]
+		c = axpyDot(-c, prev, vi, v.data[j*v.stride:j*v.stride+d])
+	}
+	last := v.data[(i-1)*v.stride : (i-1)*v.stride+d]
+	return normFromSquares(axpyDot(-c, last, vi, vi), vi)
+}
+
+// axpyDot sets y = y + alpha·x and returns dot(z, y) of the updated y, in
+// one pass; z may be y. The results are bit-identical to axpy then dot.
+func axpyDot(alpha float64, x, y, z []float64) float64 {
+	n := len(x)
+	y, z = y[:n], z[:n]
+	var s0, s1, s2, s3 float64
+	i := 0
+	for ; i <= n-4; i += 4 {
+		xs, ys, zs := x[i:i+4:i+4], y[i:i+4:i+4], z[i:i+4:i+4]
+		y0 := ys[0] + float64(alpha*xs[0])
+		y1 := ys[1] + float64(alpha*xs[1])
+		y2 := ys[2] + float64(alpha*xs[2])
+		y3 := ys[3] + float64(alpha*xs[3])
+		ys[0], ys[1], ys[2], ys[3] = y0, y1, y2, y3
+		s0 += float64(zs[0] * y0)
+		s1 += float64(zs[1] * y1)
+		s2 += float64(zs[2] * y2)
+		s3 += float64(zs[3] * y3)
+	}
+	s := (s0 + s1) + (s2 + s3)
+	for ; i < n; i++ {
+		y[i] += float64(alpha * x[i])
+		s += float64(z[i] * y[i])
+	}
+	return s
+}
+
+// axpy sets y = y + alpha·x element by element; len(y) >= len(x).
+func axpy(alpha float64, x, y []float64) {
+	y = y[:len(x)]
+	for i, v := range x {
+		y[i] += float64(alpha * v)
+	}
+}
+
+// epsilon is the unit roundoff bound 2⁻⁵² (the spacing of float64 at 1).
+const epsilon = 0x1p-52

@@ -1,0 +1,276 @@
+package linalg
+
+import (
+	"fmt"
+	"math"
+)
+
+// Dot returns Σ x_i·y_i. The terms are summed in a fixed order: four partial
+// sums over the indices i ≡ 0, 1, 2, 3 (mod 4) of the largest multiple of 4,
+// combined as (s0+s1)+(s2+s3), then the remaining terms in index order.
+// Dot panics if the lengths differ.
+func Dot(x, y []float64) float64 {
+	if len(x) != len(y) {
+		panic(fmt.Sprintf("linalg: Dot: lengths %d and %d differ", len(x), len(y)))
+	}
+	return dot(x, y)
+}
+
+// dot is Dot without the length check; len(y) >= len(x). (Indexed loops
+// with one three-index slice per step compile to the tightest code here.)
+func dot(x, y []float64) float64 {
+	n := len(x)
+	y = y[:n]
+	var s0, s1, s2, s3 float64
+	i := 0
+	for ; i <= n-4; i += 4 {
+		xs, ys := x[i:i+4:i+4], y[i:i+4:i+4]
+		s0 += float64(xs[0] * ys[0])
+		s1 += float64(xs[1] * ys[1])
+		s2 += float64(xs[2] * ys[2])
+		s3 += float64(xs[3] * ys[3])
+	}
+	s := (s0 + s1) + (s2 + s3)
+	for ; i < n; i++ {
+		s += float64(x[i] * y[i])
+	}
+	return s
+}
+
+// dot2 returns dot(x, r0) and dot(x, r1), bit for bit, sharing the loads
+// of x between two rows; len(r0), len(r1) >= len(x).
+func dot2(x, r0, r1 []float64) (float64, float64) {
+	n := len(x)
+	r0, r1 = r0[:n], r1[:n]
+	var a0, a1, a2, a3, b0, b1, b2, b3 float64
+	i := 0
+	for ; i <= n-4; i += 4 {
+		xs, p, q := x[i:i+4:i+4], r0[i:i+4:i+4], r1[i:i+4:i+4]
+		a0 += float64(p[0] * xs[0])
+		b0 += float64(q[0] * xs[0])
+		a1 += float64(p[1] * xs[1])
+		b1 += float64(q[1] * xs[1])
+		a2 += float64(p[2] * xs[2])
+		b2 += float64(q[2] * xs[2])
+		a3 += float64(p[3] * xs[3])
+		b3 += float64(q[3] * xs[3])
+	}
+	s, t := (a0+a1)+(a2+a3), (b0+b1)+(b2+b3)
+	for ; i < n; i++ {
+		s += float64(r0[i] * x[i])
+		t += float64(r1[i] * x[i])
+	}
+	return s, t
+}
+
+// Norm returns the Euclidean norm of x. It is sqrt(Dot(x, x)) unless that
+// overflows or underflows, in which case x is scaled by its largest
+// magnitude first.
+func Norm(x []float64) float64 {
+	return normFromSquares(dot(x, x), x)
+}
+
+// normFromSquares returns the norm of x given ss = dot(x, x): sqrt(ss) if
+// the squares neither overflowed nor lost bits to underflow (below 2⁻⁹⁶⁸),
+// otherwise a second pass over x scaled by its largest magnitude.
+func normFromSquares(ss float64, x []float64) float64 {
+	if ss >= 0x1p-968 && ss < math.Inf(1) {
+		return math.Sqrt(ss)
+	}
+	var scale float64
+	for _, v := range x {
+		scale = max(scale, math.Abs(v))
+	}
+	if scale == 0 || math.IsInf(scale, 0) || math.IsNaN(scale) {
+		return scale
+	}
+	var t float64
+	for _, v := range x {
+		u := v / scale
+		t += float64(u * u)
+	}
+	return scale * math.Sqrt(t)
+}
+
+// MulVec sets dst = A·x. dst must have length r and x length c for an r×c
+// matrix A, and dst must not share elements with x or A, or MulVec panics.
+// Element i of dst equals Dot(row i of A, x) bit for bit.
+func MulVec(dst []float64, a *Dense, x []float64) {
+	if len(dst) != a.rows || len(x) != a.cols {
+		panic(fmt.Sprintf("linalg: MulVec: A is %s, x has length %d, dst has length %d", shape(a), len(x), len(dst)))
+	}
+	if vectorsOverlap(dst, x) {
+		panic(fmt.Sprintf("linalg: MulVec: dst (length %d) shares storage with x (length %d)", len(dst), len(x)))
+	}
+	if vectorOverlapsMatrix(dst, a) {
+		panic(fmt.Sprintf("linalg: MulVec: dst (length %d) shares storage with A %s", len(dst), shape(a)))
+	}
+	i := 0
+	for ; i+2 <= a.rows; i += 2 {
+		dst[i], dst[i+1] = dot2(x, a.data[i*a.stride:], a.data[(i+1)*a.stride:])
+	}
+	if i < a.rows {
+		dst[i] = dot(x, a.data[i*a.stride:])
+	}
+}
+
+// MulVecT sets dst = Aᵀ·x. dst must have length c and x length r for an r×c
+// matrix A, and dst must not share elements with x or A, or MulVecT panics.
+// Element j of dst is Σ_i A_ij·x_i summed in increasing i.
+func MulVecT(dst []float64, a *Dense, x []float64) {
+	if len(dst) != a.cols || len(x) != a.rows {
+		panic(fmt.Sprintf("linalg: MulVecT: A is %s, x has length %d, dst has length %d", shape(a), len(x), len(dst)))
+	}
+	if vectorsOverlap(dst, x) {
+		panic(fmt.Sprintf("linalg: MulVecT: dst (length %d) shares storage with x (length %d)", len(dst), len(x)))
+	}
+	if vectorOverlapsMatrix(dst, a) {
+		panic(fmt.Sprintf("linalg: MulVecT: dst (length %d) shares storage with A %s", len(dst), shape(a)))
+	}
+	clear(dst)
+	// Four rows per pass: dst is loaded and stored once for four terms,
+	// which are still added one after another in increasing i.
+	i := 0
+	for ; i+4 <= a.rows; i += 4 {
+		x0, x1, x2, x3 := x[i], x[i+1], x[i+2], x[i+3]
+		r0 := a.data[i*a.stride:][:len(dst)]
+		r1 := a.data[(i+1)*a.stride:][:len(dst)]
+		r2 := a.data[(i+2)*a.stride:][:len(dst)]
+		r3 := a.data[(i+3)*a.stride:][:len(dst)]
+		for j, v := range dst {
+			v += float64(x0 * r0[j])
+			v += float64(x1 * r1[j])
+			v += float64(x2 * r2[j])
+			v += float64(x3 * r3[j])
+			dst[j] = v
+		}
+	}
+	for ; i < a.rows; i++ {
+		axpy(x[i], a.data[i*a.stride:][:len(dst)], dst)
+	}
+}
+
+// Mul sets m = A·B. An empty m is sized to A's rows × B's columns; otherwise
+// it must have that shape. m must not share storage with A or B, and A's
+// columns must equal B's rows, or Mul panics. Element (i, j) is
+// Σ_k A_ik·B_kj summed in increasing k from zero, as in the textbook triple
+// loop, whatever the blocking; the work is done in cache-sized blocks with a
+// 3×3 register tile.
+func (m *Dense) Mul(a, b *Dense) {
+	if a.cols != b.rows {
+		panic(fmt.Sprintf("linalg: Mul: inner dimensions differ, A is %s, B is %s", shape(a), shape(b)))
+	}
+	m.sizeFor("Mul", a.rows, b.cols)
+	checkNoOverlap("Mul", m, a)
+	checkNoOverlap("Mul", m, b)
+	gemm(m, operand{m: a}, operand{m: b}, a.cols, false)
+}
+
+// AddOuter sets m = m + alpha·x·yᵀ for an r×c m, len(x) = r, len(y) = c.
+// Element (i, j) gains float64(t·y_j) with t = alpha·x_i. AddOuter panics on
+// wrong lengths or if x or y shares storage with m.
+func (m *Dense) AddOuter(alpha float64, x, y []float64) {
+	if len(x) != m.rows || len(y) != m.cols {
+		panic(fmt.Sprintf("linalg: AddOuter: receiver is %s, x has length %d, y has length %d", shape(m), len(x), len(y)))
+	}
+	if vectorOverlapsMatrix(x, m) || vectorOverlapsMatrix(y, m) {
+		panic(fmt.Sprintf("linalg: AddOuter: x or y shares storage with the %s receiver", shape(m)))
+	}
+	for i, xi := range x {
+		t := alpha * xi
+		row := m.data[i*m.stride : i*m.stride+m.cols]
+		for j, v := range y {
+			row[j] += float64(t * v)
+		}
+	}
+}
+
+// AddOuterSum sets m = m + Σ_k alpha_k·x_k·y_kᵀ, where x_k and y_k are row k
+// of x and y. For an r×c m, x must be K×r, y must be K×c and len(alpha) = K,
+// or AddOuterSum panics; x and y must not share storage with m. The result
+// is bit-identical to K calls AddOuter(alpha[k], x_k, y_k) in increasing k,
+// but m is read and written once for every 32 terms.
+func (m *Dense) AddOuterSum(alpha []float64, x, y *Dense) {
+	k := len(alpha)
+	if x.rows != k || y.rows != k || x.cols != m.rows || y.cols != m.cols {
+		panic(fmt.Sprintf("linalg: AddOuterSum: receiver is %s, %d coefficients, x is %s, y is %s", shape(m), k, shape(x), shape(y)))
+	}
+	if matricesOverlap(x, m) || matricesOverlap(y, m) {
+		panic(fmt.Sprintf("linalg: AddOuterSum: x %s or y %s shares storage with the %s receiver", shape(x), shape(y), shape(m)))
+	}
+	var coef [outerChunk]float64
+	ys := y.stride
+	for k0 := 0; k0 < k; k0 += outerChunk {
+		k1 := min(k0+outerChunk, k)
+		t := coef[:k1-k0]
+		for i := 0; i < m.rows; i++ {
+			for kk := range t {
+				t[kk] = alpha[k0+kk] * x.data[(k0+kk)*x.stride+i]
+			}
+			row := m.data[i*m.stride : i*m.stride+m.cols]
+			// Eight columns at a time, the terms in increasing k.
+			j := 0
+			for ; j+8 <= len(row); j += 8 {
+				r := row[j : j+8 : j+8]
+				v0, v1, v2, v3, v4, v5, v6, v7 := r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7]
+				off := k0*ys + j
+				for _, tk := range t {
+					yk := y.data[off : off+8 : off+8]
+					v0 += float64(tk * yk[0])
+					v1 += float64(tk * yk[1])
+					v2 += float64(tk * yk[2])
+					v3 += float64(tk * yk[3])
+					v4 += float64(tk * yk[4])
+					v5 += float64(tk * yk[5])
+					v6 += float64(tk * yk[6])
+					v7 += float64(tk * yk[7])
+					off += ys
+				}
+				r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7] = v0, v1, v2, v3, v4, v5, v6, v7
+			}
+			for ; j < len(row); j++ {
+				v := row[j]
+				off := k0*ys + j
+				for _, tk := range t {
+					v += float64(tk * y.data[off])
+					off += ys
+				}
+				row[j] = v
+			}
+		}
+	}
+}
+
+// outerChunk is the number of rank-one terms AddOuterSum applies per pass.
+const outerChunk = 32
+
+// MulTA sets m = Aᵀ·A. An empty m is sized to c×c for an r×c A; otherwise m
+// must be c×c. m must not share storage with A. The result is bit-identical
+// to Mul(Aᵀ, A) (sums in increasing k) and exactly symmetric; only the upper
+// triangle is computed and then mirrored.
+func (m *Dense) MulTA(a *Dense) {
+	m.sizeFor("MulTA", a.cols, a.cols)
+	checkNoOverlap("MulTA", m, a)
+	gemm(m, operand{m: a, trans: true}, operand{m: a}, a.rows, true)
+	m.mirrorUpper()
+}
+
+// MulAAT sets m = A·Aᵀ. An empty m is sized to r×r for an r×c A; otherwise m
+// must be r×r. m must not share storage with A. The result is bit-identical
+// to Mul(A, Aᵀ) (sums in increasing k) and exactly symmetric; only the upper
+// triangle is computed and then mirrored.
+func (m *Dense) MulAAT(a *Dense) {
+	m.sizeFor("MulAAT", a.rows, a.rows)
+	checkNoOverlap("MulAAT", m, a)
+	gemm(m, operand{m: a}, operand{m: a, trans: true}, a.cols, true)
+	m.mirrorUpper()
+}
+
+// mirrorUpper copies the upper triangle of the square m into its lower one.
+func (m *Dense) mirrorUpper() {
+	for i := 1; i < m.rows; i++ {
+		for j := 0; j < i; j++ {
+			m.data[i*m.stride+j] = m.data[j*m.stride+i]
+		}
+	}
+}
