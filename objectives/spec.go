@@ -1,0 +1,192 @@
+package objectives
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// classicFunction is one entry of the spec table: its name, the parameters
+// it accepts ("cond", "seed") and its constructor.
+type classicFunction struct {
+	name   string
+	params []string
+	build  func(dim int, cond float64, seed uint64) (Problem, error)
+}
+
+// classicFunctions lists the classic functions in the order Names reports.
+var classicFunctions = []classicFunction{
+	{"sphere", nil, func(dim int, _ float64, _ uint64) (Problem, error) { return NewSphere(dim) }},
+	{"ellipsoid", []string{"cond"}, func(dim int, cond float64, _ uint64) (Problem, error) { return NewEllipsoid(dim, cond) }},
+	{"rotellipsoid", []string{"cond", "seed"}, NewRotatedEllipsoid},
+	{"cigar", []string{"cond"}, func(dim int, cond float64, _ uint64) (Problem, error) { return NewCigar(dim, cond) }},
+	{"discus", []string{"cond"}, func(dim int, cond float64, _ uint64) (Problem, error) { return NewDiscus(dim, cond) }},
+	{"twoaxes", []string{"cond"}, func(dim int, cond float64, _ uint64) (Problem, error) { return NewTwoAxes(dim, cond) }},
+	{"diffpowers", nil, func(dim int, _ float64, _ uint64) (Problem, error) { return NewDiffPowers(dim) }},
+	{"rosenbrock", nil, func(dim int, _ float64, _ uint64) (Problem, error) { return NewRosenbrock(dim) }},
+	{"rastrigin", nil, func(dim int, _ float64, _ uint64) (Problem, error) { return NewRastrigin(dim) }},
+	{"quadratic", []string{"cond", "seed"}, NewRandomQuadratic},
+}
+
+// Names returns the problem names Parse accepts: the classic functions, then
+// "bbob/f1" … "bbob/f24" (each also as "bbob/fN/iI" for instance I).
+func Names() []string {
+	names := make([]string, 0, len(classicFunctions)+BBOBFunctions)
+	for _, c := range classicFunctions {
+		names = append(names, c.name)
+	}
+	for f := 1; f <= BBOBFunctions; f++ {
+		names = append(names, fmt.Sprintf("bbob/f%d", f))
+	}
+	return names
+}
+
+// Parse builds the problem named by spec in dimension dim. A spec is
+//
+//	name[:key=value,key=value]   a classic function, e.g. "ellipsoid:cond=1e4"
+//	bbob/fN[/iI]                 BBOB function N, instance I (default 1), e.g. "bbob/f10/i3"
+//
+// The classic names are sphere, ellipsoid (cond), rotellipsoid (cond, seed),
+// cigar (cond), discus (cond), twoaxes (cond), diffpowers, rosenbrock,
+// rastrigin and quadratic (cond, seed); see their constructors (NewSphere,
+// NewEllipsoid, NewRotatedEllipsoid, NewCigar, NewDiscus, NewTwoAxes,
+// NewDiffPowers, NewRosenbrock, NewRastrigin, NewRandomQuadratic) for the
+// definitions. cond is a number >= 1 (default 1e6) and seed an unsigned
+// integer (default 1). Leading zeros in N and I are allowed.
+//
+// An unknown name, an unknown or repeated parameter, a malformed value or a
+// dimension the function does not support is an error that says which (an
+// unknown name lists the valid ones). For every problem p that Parse
+// builds, Parse(p.Name(), p.Dim()) builds the same problem again.
+func Parse(spec string, dim int) (Problem, error) {
+	name, args, hasArgs := strings.Cut(strings.TrimSpace(spec), ":")
+	if name == "bbob" || strings.HasPrefix(name, "bbob/") {
+		if hasArgs {
+			return nil, fmt.Errorf("objectives: %q: BBOB problems take no parameters (use bbob/fN/iI)", spec)
+		}
+		return parseBBOB(name, dim)
+	}
+	i := slices.IndexFunc(classicFunctions, func(c classicFunction) bool { return c.name == name })
+	if i < 0 {
+		return nil, fmt.Errorf("objectives: unknown problem %q; valid names: %s", name, validNames())
+	}
+	c := classicFunctions[i]
+	cond, seed := float64(DefaultCond), uint64(DefaultSeed)
+	if hasArgs {
+		seen := map[string]bool{}
+		for _, arg := range strings.Split(args, ",") {
+			key, value, ok := strings.Cut(arg, "=")
+			key, value = strings.TrimSpace(key), strings.TrimSpace(value)
+			if !ok || key == "" || value == "" {
+				return nil, fmt.Errorf("objectives: %s: parameter %q is not key=value", name, arg)
+			}
+			if !slices.Contains(c.params, key) {
+				return nil, fmt.Errorf("objectives: %s: unknown parameter %q; %s", name, key, acceptedParams(c))
+			}
+			if seen[key] {
+				return nil, fmt.Errorf("objectives: %s: parameter %q given twice", name, key)
+			}
+			seen[key] = true
+			var err error
+			switch key {
+			case "cond":
+				cond, err = strconv.ParseFloat(value, 64)
+			case "seed":
+				seed, err = strconv.ParseUint(value, 10, 64)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("objectives: %s: %s=%q is not a valid %s", name, key, value, paramKind[key])
+			}
+		}
+	}
+	return c.build(dim, cond, seed)
+}
+
+// paramKind says what each parameter's value must be.
+var paramKind = map[string]string{
+	"cond": "number",
+	"seed": "unsigned integer",
+}
+
+// acceptedParams describes the parameters of c for an error message.
+func acceptedParams(c classicFunction) string {
+	if len(c.params) == 0 {
+		return "it takes none"
+	}
+	return "it takes " + strings.Join(c.params, ", ")
+}
+
+// validNames is the list of names for the unknown-name error.
+func validNames() string {
+	names := make([]string, len(classicFunctions))
+	for i, c := range classicFunctions {
+		names[i] = c.name
+	}
+	return strings.Join(names, ", ") + fmt.Sprintf(", bbob/f1 … bbob/f%d (bbob/fN/iI for instance I)", BBOBFunctions)
+}
+
+// parseBBOB parses "bbob/fN" or "bbob/fN/iI".
+func parseBBOB(name string, dim int) (Problem, error) {
+	parts := strings.Split(name, "/")
+	if len(parts) < 2 || len(parts) > 3 {
+		return nil, fmt.Errorf("objectives: %q is not of the form bbob/fN or bbob/fN/iI", name)
+	}
+	function, err := parseNumbered(parts[1], "f")
+	if err != nil {
+		return nil, fmt.Errorf("objectives: %q: function %v", name, err)
+	}
+	instance := 1
+	if len(parts) == 3 {
+		if instance, err = parseNumbered(parts[2], "i"); err != nil {
+			return nil, fmt.Errorf("objectives: %q: instance %v", name, err)
+		}
+	}
+	return NewBBOB(function, instance, dim)
+}
+
+// parseNumbered parses prefix followed by decimal digits, such as "f10".
+func parseNumbered(s, prefix string) (int, error) {
+	digits, ok := strings.CutPrefix(s, prefix)
+	if !ok || digits == "" || strings.Trim(digits, "0123456789") != "" {
+		return 0, fmt.Errorf("%q is not %s followed by digits", s, prefix)
+	}
+	v, err := strconv.Atoi(digits)
+	if err != nil {
+		return 0, fmt.Errorf("%q is out of range", s)
+	}
+	return v, nil
+}
+
+// canonical returns the spec of a classic function: name, then those of the
+// listed parameters (in that order) that differ from their defaults.
+func canonical(name string, cond float64, seed uint64, keys ...string) string {
+	var args []string
+	for _, key := range keys {
+		switch {
+		case key == "cond" && cond != DefaultCond:
+			args = append(args, "cond="+formatNumber(cond))
+		case key == "seed" && seed != DefaultSeed:
+			args = append(args, "seed="+strconv.FormatUint(seed, 10))
+		}
+	}
+	if len(args) == 0 {
+		return name
+	}
+	return name + ":" + strings.Join(args, ",")
+}
+
+// formatNumber writes v in the shortest form that parses back to v, with a
+// plain exponent: 1e+06 becomes 1e6.
+func formatNumber(v float64) string {
+	s := strconv.FormatFloat(v, 'g', -1, 64)
+	mantissa, exponent, ok := strings.Cut(s, "e")
+	if !ok {
+		return s
+	}
+	sign := ""
+	if exponent[0] == '-' {
+		sign = "-"
+	}
+	return mantissa + "e" + sign + strings.TrimLeft(exponent[1:], "0")
+}
