@@ -1,0 +1,76 @@
+package objectives
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// TestGoldenBits pins the exact bits of every BBOB function (two instances,
+// three dimensions, three points each) and of every classic problem. The
+// COCO reference test allows 1e-9; this one allows nothing, so that CI can
+// check that the values do not depend on the CPU (GOAMD64=v3, arm64 under
+// qemu): all must match the same file.
+func TestGoldenBits(t *testing.T) {
+	var buf bytes.Buffer
+	for f := 1; f <= BBOBFunctions; f++ {
+		for _, inst := range []int{1, 7} {
+			for _, d := range []int{2, 10, 40} {
+				p, err := NewBBOB(f, inst, d)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for k := 1; k <= 3; k++ {
+					v := p.Eval(referencePoint(f, inst, d, k))
+					fmt.Fprintf(&buf, "%s d=%d r%d %s\n", p.Name(), d, k, strconv.FormatFloat(v, 'x', -1, 64))
+				}
+			}
+		}
+	}
+	for _, name := range Names() {
+		if strings.HasPrefix(name, "bbob/") {
+			continue
+		}
+		for _, d := range []int{2, 10} {
+			p, err := Parse(name, d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k := 1; k <= 3; k++ {
+				v := p.Eval(referencePoint(0, 0, d, k))
+				fmt.Fprintf(&buf, "%s d=%d r%d %s\n", p.Name(), d, k, strconv.FormatFloat(v, 'x', -1, 64))
+			}
+		}
+	}
+	path := filepath.Join("testdata", "values.golden")
+	if *update {
+		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(want, buf.Bytes()) {
+		got := bytes.Split(buf.Bytes(), []byte("\n"))
+		for i, line := range bytes.Split(want, []byte("\n")) {
+			if i >= len(got) || !bytes.Equal(line, got[i]) {
+				var g []byte
+				if i < len(got) {
+					g = got[i]
+				}
+				t.Fatalf("%s line %d:\nwant %s\ngot  %s", path, i+1, line, g)
+			}
+		}
+		t.Fatalf("%s: output has %d lines, file %d", path, len(got), bytes.Count(want, []byte("\n"))+1)
+	}
+}
