@@ -10,6 +10,7 @@
 //	hees14  (1+4)-HE-ES of Glasmachers & Krause, Algorithm 4
 //	hees    full non-elitist HE-ES with mirrored sampling, Algorithm 1
 //	cma11   (1+1)-CMA-ES, Suttorp, Hansen & Igel 2009 variant
+//	cmaes   (mu/mu_w, lambda)-CMA-ES, Hansen's tutorial (2016) defaults
 //
 // # The ask/tell contract
 //
@@ -19,7 +20,18 @@
 // same values, a Strategy produces bit-identical candidates whether or not the
 // evaluation was parallel and whether or not its state was saved with
 // MarshalBinary and restored with UnmarshalBinary in between: every random
-// draw is a function of (seed, purpose, generation, index) only.
+// draw is a function of (seed, purpose, generation, index) only. Load
+// restores any saved strategy.
+//
+// # Running a strategy
+//
+// Minimize drives a Strategy on a Problem: it evaluates each generation with
+// a pool of Options.Workers goroutines, stops on a budget, a target, a time
+// limit, the caller's context or the strategy's own criteria, and names the
+// reason in Result.Reason. NewIPOP wraps a strategy with IPOP restarts
+// (ALGORITHMS.md Section 4.1). A Trace records one row per generation,
+// with the condition and normalised trace of C = A A^T (and of A^T H A when
+// the Hessian is known) every Trace.Interval generations.
 package es
 
 import (
@@ -116,4 +128,16 @@ const (
 	ReasonMinusInf Reason = "objective -Inf"
 	// The objective panicked or returned an error.
 	ReasonObjectiveError Reason = "objective error"
+	// The best values of the recent generations (10 + 30 d/lambda of them)
+	// span less than 1e-12 (pycma's tolfunhist; cmaes only).
+	ReasonTolFunHist Reason = "tolfunhist"
+	// Every coordinate's standard deviation sigma sqrt(C_ii) and every
+	// sigma |p_c,i| fell below 1e-11 (pycma's tolx; cmaes only).
+	ReasonTolX Reason = "tolx"
+	// The medians of the recent generations' best and median values stopped
+	// improving (pycma's tolstagnation; cmaes only).
+	ReasonStagnation Reason = "stagnation"
+	// Adding a fifth of a standard deviation in some coordinate no longer
+	// changes the mean (pycma's noeffectcoord; cmaes only).
+	ReasonNoEffectCoord Reason = "no effect coordinate"
 )

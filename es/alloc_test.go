@@ -1,0 +1,57 @@
+package es
+
+import (
+	"testing"
+
+	"github.com/hees-dev/hees/linalg"
+)
+
+// TestZeroAllocsPerGeneration checks that a generation (Ask, Tell and the
+// periodic covariance checks) allocates nothing in steady state when the
+// caller reuses the population matrix and the value slice. The objective
+// is a sum of squares that itself does not allocate.
+func TestZeroAllocsPerGeneration(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		cfg      Config
+		strategy string
+	}{
+		{"hees/d=10", Config{Dim: 10, Seed: 1}, "hees"},
+		{"hees/d=2 (two blocks)", Config{Dim: 2, Seed: 1}, "hees"},
+		{"hees/d=3 pairs=8 (three blocks)", Config{Dim: 3, Pairs: 8, Seed: 1}, "hees"},
+		{"hees14/d=10", Config{Dim: 10, Seed: 1}, "hees14"},
+		{"es11/d=10", Config{Dim: 10, Seed: 1}, "es11"},
+		{"cma11/d=10", Config{Dim: 10, Seed: 1}, "cma11"},
+	} {
+		c.cfg.TolFun = -1
+		c.cfg.Sigma0 = 1e-3 // stay far from every stop criterion
+		c.cfg.X0 = make([]float64, c.cfg.Dim)
+		for i := range c.cfg.X0 {
+			c.cfg.X0[i] = 1e3
+		}
+		s := stNew(t, c.strategy, c.cfg)
+		var pop linalg.Dense
+		vals := make([]float64, s.Lambda())
+		generation := func() {
+			if err := s.Ask(&pop); err != nil {
+				t.Fatal(err)
+			}
+			r, _ := pop.Dims()
+			for i := 0; i < r; i++ {
+				vals[i] = stSphere(pop.RawRow(i))
+			}
+			if err := s.Tell(vals[:r]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for g := 0; g < 20; g++ {
+			generation()
+		}
+		if allocs := testing.AllocsPerRun(200, generation); allocs != 0 {
+			t.Errorf("%s: %v allocations per generation, want 0", c.name, allocs)
+		}
+		if s.Stop() != "" {
+			t.Errorf("%s: stopped (%s), so not every generation was measured", c.name, s.Stop())
+		}
+	}
+}

@@ -1,0 +1,648 @@
+package es
+
+import (
+	"math"
+	"slices"
+
+	"github.com/hees-dev/hees/internal/xmath"
+	"github.com/hees-dev/hees/linalg"
+	"github.com/hees-dev/hees/rng"
+)
+
+// Termination limits of cmaes that have no counterpart in the other
+// strategies (pycma's defaults, ALGORITHMS.md Section 8). tolconditioncov
+// (condMax), tolupsigma (sigmaGrowthMax) and noeffectaxis (noEffectStep)
+// are shared with es/stop.go.
+const (
+	// tolFunHist is pycma's tolfunhist: the best values of the recent
+	// generations span less than it.
+	tolFunHist = 1e-12
+	// tolX is pycma's tolx: every sigma |p_c,i| and sigma sqrt(C_ii) is
+	// below it.
+	tolX = 1e-11
+	// noEffectCoordStep is the fraction of a coordinate's standard
+	// deviation of pycma's noeffectcoord.
+	noEffectCoordStep = 0.2
+	// stagnationEvery: pycma records the best and the median value of every
+	// fifth generation for tolstagnation.
+	stagnationEvery = 5
+	// stagnationRecords is the number of records pycma keeps (2e4).
+	stagnationRecords = 20000
+)
+
+// cmaesParams are the fixed parameters of the (mu/mu_w, lambda)-CMA-ES that
+// follow from the dimension n and the population size lambda
+// (ALGORITHMS.md Section 8; Hansen, "The CMA Evolution Strategy: A
+// Tutorial", arXiv 1604.00772, 2016, Table 1 and eqs. (48)-(58), with the
+// positive weights only).
+type cmaesParams struct {
+	lambda int // population size, eq. (48) by default
+	mu     int // floor(lambda/2) parents
+	// weights[i] is the weight w_{i+1} of the (i+1)-th best offspring,
+	// i < mu; they are positive and sum to 1 (eqs. (49), (53)).
+	weights []float64
+	muEff   float64 // mu_eff = 1 / sum w_i^2
+	cs      float64 // c_sigma, cumulation of the sigma path, eq. (55)
+	ds      float64 // d_sigma, damping of sigma, eq. (55)
+	cc      float64 // c_c, cumulation of the rank-one path, eq. (56)
+	c1      float64 // c_1, rank-one learning rate, eq. (57)
+	cmu     float64 // c_mu, rank-mu learning rate, eq. (58)
+	chi     float64 // E|N(0, I)| ~ chi_n (tutorial p. 28)
+	// hsigmaBound is (1.4 + 2/(n+1)) chi_n, the threshold of h_sigma
+	// (tutorial p. 28).
+	hsigmaBound float64
+	// lazyGap is the number of evaluations after which C is decomposed
+	// again, 0.5 lambda / ((c_1 + c_mu) n) (purecma's lazy_gap_evals), so
+	// the O(n^3) decomposition costs O(n^2) per evaluation on average.
+	lazyGap float64
+	// histLen is the length floor(10 + 30 n/lambda) of the history of best
+	// values of tolfun and tolfunhist (pycma).
+	histLen int
+	// stagIters is pycma's tolstagnation, floor(100 + 100 n^1.5/lambda)
+	// generations, and stagMinGen = n (5 + 100/lambda) the generation count
+	// the criterion waits for.
+	stagIters  int
+	stagMinGen float64
+}
+
+// defaultLambda is lambda = 4 + floor(3 ln n) (tutorial eq. (48),
+// ALGORITHMS.md Section 8).
+func defaultLambda(d int) int {
+	return 4 + int(math.Floor(float64(3*xmath.Log(float64(d)))))
+}
+
+// newCMAESParams derives the CMA-ES constants for dimension d and
+// population size lambda >= 2.
+func newCMAESParams(d, lambda int) cmaesParams {
+	n := float64(d)
+	p := cmaesParams{lambda: lambda, mu: lambda / 2}
+	// Eq. (49): w'_i = ln((lambda+1)/2) - ln i; eq. (53) for the positive
+	// ones, normalised to sum 1 (the non-active variant: w_i = 0, i > mu).
+	p.weights = make([]float64, p.mu)
+	top := xmath.Log(float64(lambda+1) / 2)
+	var sum float64
+	for i := range p.weights {
+		w := top - xmath.Log(float64(i+1))
+		p.weights[i] = w
+		sum += w
+	}
+	var sumSq float64
+	for i := range p.weights {
+		p.weights[i] /= sum
+		sumSq += float64(p.weights[i] * p.weights[i])
+	}
+	p.muEff = 1 / sumSq
+	// Eq. (55): c_sigma = (mu_eff + 2)/(n + mu_eff + 5),
+	// d_sigma = 1 + 2 max(0, sqrt((mu_eff - 1)/(n + 1)) - 1) + c_sigma.
+	p.cs = (p.muEff + 2) / (n + p.muEff + 5)
+	p.ds = 1 + float64(2*max(0, math.Sqrt((p.muEff-1)/(n+1))-1)) + p.cs
+	// Eq. (56): c_c = (4 + mu_eff/n)/(n + 4 + 2 mu_eff/n).
+	p.cc = (4 + p.muEff/n) / (n + 4 + 2*p.muEff/n)
+	// Eq. (57) with alpha_cov = 2: c_1 = 2/((n + 1.3)^2 + mu_eff).
+	p.c1 = 2 / (float64((n+1.3)*(n+1.3)) + p.muEff)
+	// Eq. (58) with alpha_cov = 2:
+	// c_mu = min(1 - c_1, 2 (mu_eff - 2 + 1/mu_eff)/((n + 2)^2 + mu_eff)).
+	p.cmu = min(1-p.c1, 2*(p.muEff-2+1/p.muEff)/(float64((n+2)*(n+2))+p.muEff))
+	p.chi = chiD(d)
+	p.hsigmaBound = float64((1.4 + 2/(n+1)) * p.chi)
+	p.lazyGap = 0.5 * float64(lambda) / float64((p.c1+p.cmu)*n)
+	p.histLen = int(10 + 30*n/float64(lambda))
+	p.stagIters = int(100 + 100*float64(n*math.Sqrt(n))/float64(lambda))
+	p.stagMinGen = float64(n * (5 + 100/float64(lambda)))
+	return p
+}
+
+// history is a ring of the most recent values pushed into it.
+type history struct {
+	buf   []float64
+	count int // values pushed so far; the newest is at (count-1) % len(buf)
+}
+
+// push appends v, dropping the oldest value when the ring is full.
+func (h *history) push(v float64) {
+	h.buf[h.count%len(h.buf)] = v
+	h.count++
+}
+
+// size is the number of values held.
+func (h *history) size() int { return min(h.count, len(h.buf)) }
+
+// at returns the k-th newest value held (k = 0 is the newest).
+func (h *history) at(k int) float64 { return h.buf[(h.count-1-k)%len(h.buf)] }
+
+// spread returns max - min of the values held.
+func (h *history) spread() float64 {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for k := range h.size() {
+		v := h.at(k)
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	return hi - lo
+}
+
+// write saves the push count and the values held, oldest first.
+func (h *history) write(w *stateWriter) {
+	w.int(h.count)
+	for k := h.size() - 1; k >= 0; k-- {
+		w.float(h.at(k))
+	}
+}
+
+// read restores what write saved into a ring of the same capacity.
+func (h *history) read(r *stateReader) {
+	count := r.int()
+	if r.err == nil && count < 0 {
+		r.fail("history count %d", count)
+	}
+	if r.err != nil {
+		return
+	}
+	n := min(count, len(h.buf))
+	h.count = count - n
+	for range n {
+		h.push(r.float())
+	}
+}
+
+// cmaes is the standard (mu/mu_w, lambda)-CMA-ES with the tutorial's
+// default parameters (ALGORITHMS.md Section 8, Hansen 2016). Every
+// generation asks lambda candidates x_k = m + sigma B D z_k, where
+// C = B D^2 B^T is the eigendecomposition of the covariance matrix,
+// refreshed lazily every lazyGap evaluations; core.a holds A = B D, so the
+// sampling covariance is sigma^2 A A^T.
+type cmaes struct {
+	core
+	p cmaesParams
+
+	cov linalg.Dense // C, updated every generation (eq. (47))
+	// basis (B, eigenvectors in the columns, ascending eigenvalues) and
+	// eigenvalues (D^2) are the last decomposition of C; A = B D.
+	basis       linalg.Dense
+	eigenvalues []float64
+	eigenEvals  int // Evals at the last decomposition
+	eig         linalg.EigenSym
+	values      []float64 // scratch for the eigenvalues being checked
+
+	ps    []float64 // p_sigma, the sigma path (eq. (43))
+	pc    []float64 // p_c, the rank-one path (eq. (45))
+	psVar float64   // 1 - (1 - c_sigma)^(2k) after k updates of p_sigma
+
+	z, y  linalg.Dense // lambda×d: z_k ~ N(0, I) and y_k = B D z_k (eqs. (38)-(39))
+	order []int        // offspring indices from best to worst
+	zw    []float64    // <z>_w
+	yw    []float64    // <y>_w (eq. (41))
+	bzw   []float64    // B <z>_w = C^(-1/2) <y>_w
+	// rank holds p_c (row 0) and the selected y_{i:lambda} (rows 1..mu),
+	// rankCoef the coefficients c_1 and c_mu w_i of eq. (47)'s updates.
+	rank     linalg.Dense
+	rankCoef []float64
+
+	funHist    history // best value of each generation (tolfun, tolfunhist)
+	stagBest   history // best value of every fifth generation (tolstagnation)
+	stagMedian history // median value of every fifth generation
+	// stagnant says whether the last records met tolstagnation's median
+	// conditions; the criterion fires once the generation count is large
+	// enough as well.
+	stagnant bool
+	scratch  []float64 // for medians
+}
+
+// setup initialises a CMA-ES from a resolved configuration: m = X0,
+// sigma = Sigma0, C = A0 A0^T (or I), p_sigma = p_c = 0.
+func (c *cmaes) setup(cfg Config) {
+	d, lambda := cfg.Dim, cfg.Lambda
+	a0 := cfg.A0
+	c.p = newCMAESParams(d, lambda)
+	c.setupCore(nameCMAES, cfg, lambda)
+	// cmaes runs its criteria on its own decomposition of C and does not
+	// use the shared checker's workspace.
+	c.checks = checker{}
+
+	c.cov.ReuseAs(d, d)
+	c.basis.ReuseAs(d, d)
+	c.eigenvalues = make([]float64, d)
+	c.values = make([]float64, d)
+	c.eigenEvals = 0
+	if a0 == nil {
+		// C = I: B = I, D = I and A = I (set by setupCore).
+		c.cov.SetIdentity()
+		c.basis.SetIdentity()
+		for i := range c.eigenvalues {
+			c.eigenvalues[i] = 1
+		}
+	} else {
+		c.cov.MulAAT(a0)
+		if !c.decompose() {
+			c.stop = ReasonConditionCov
+		}
+	}
+	c.ps = make([]float64, d)
+	c.pc = make([]float64, d)
+	c.psVar = 0
+	c.z.ReuseAs(lambda, d)
+	c.y.ReuseAs(lambda, d)
+	c.order = make([]int, lambda)
+	c.zw = make([]float64, d)
+	c.yw = make([]float64, d)
+	c.bzw = make([]float64, d)
+	mu := c.p.mu
+	c.rank.ReuseAs(mu+1, d)
+	c.rankCoef = make([]float64, mu+1)
+	c.rankCoef[0] = c.p.c1
+	for i, w := range c.p.weights {
+		c.rankCoef[i+1] = float64(c.p.cmu * w)
+	}
+	c.funHist = history{buf: make([]float64, c.p.histLen)}
+	c.stagBest = history{buf: make([]float64, stagnationRecords)}
+	c.stagMedian = history{buf: make([]float64, stagnationRecords)}
+	c.stagnant = false
+	c.scratch = make([]float64, max(lambda, stagnationRecords/2))
+}
+
+// Lambda is the population size lambda.
+func (c *cmaes) Lambda() int { return c.p.lambda }
+
+// Ask writes the lambda candidates of the current generation into pop.
+func (c *cmaes) Ask(pop *linalg.Dense) error {
+	if err := c.checkAsk(); err != nil {
+		return err
+	}
+	if !c.pending {
+		c.draw()
+		c.pending = true
+	}
+	pop.ReuseAs(c.p.lambda, c.cfg.Dim)
+	for k := range c.p.lambda {
+		c.candidate(pop.RawRow(k), k)
+	}
+	return nil
+}
+
+// draw samples the current generation: z_k ~ N(0, I) from the sub-stream
+// (purposeSample, generation, k) (eq. (38)) and y_k = B D z_k = A z_k
+// (eq. (39)), one matrix-vector product per candidate.
+func (c *cmaes) draw() {
+	for k := range c.p.lambda {
+		st := rng.NewStream(c.key, purposeSample, uint64(c.gen), uint64(k))
+		st.FillNormal(c.z.RawRow(k))
+		linalg.MulVec(c.y.RawRow(k), &c.a, c.z.RawRow(k))
+	}
+}
+
+// candidate writes x_k = m + sigma y_k (eq. (40)) into dst.
+func (c *cmaes) candidate(dst []float64, k int) {
+	y := c.y.RawRow(k)
+	for j, mj := range c.mean {
+		dst[j] = mj + float64(c.sigma*y[j])
+	}
+}
+
+// Tell takes the values of the rows of the last Ask and performs one
+// generation of the CMA-ES.
+func (c *cmaes) Tell(f []float64) error {
+	if err := c.checkTell(f, c.p.lambda); err != nil {
+		return err
+	}
+	c.evals += len(f)
+	// Selection: NaN and +Inf rank last, ties by index (Section 13 item 8).
+	rankOrder(c.order, f)
+	best := c.order[0]
+	if c.improves(f[best]) {
+		c.candidate(c.bestX, best)
+		c.bestF, c.hasBest = f[best], true
+	}
+	accepted := !worstValue(f[best])
+	if accepted {
+		c.nonFinite = 0
+		c.update()
+	} else {
+		// Section 13 item 8: a generation without a finite value is
+		// rejected: m, C and the paths stay, sigma is halved.
+		c.sigma *= 0.5
+		c.nonFinite++
+	}
+	c.gen++
+	c.pending = false
+	if accepted {
+		c.record(f)
+	}
+	decomposed := true
+	if float64(c.evals-c.eigenEvals) > c.p.lazyGap {
+		decomposed = c.decompose()
+	}
+	c.stop = c.checkStop(f, decomposed)
+	return nil
+}
+
+// update performs eqs. (41)-(47) with the ranks in c.order.
+func (c *cmaes) update() {
+	p := &c.p
+	// Eq. (41): <y>_w = sum_{i<=mu} w_i y_{i:lambda}, and likewise <z>_w.
+	clear(c.yw)
+	clear(c.zw)
+	for i, w := range p.weights {
+		k := c.order[i]
+		y := c.y.RawRow(k)
+		for j, v := range y {
+			c.yw[j] += float64(w * v)
+		}
+		for j, v := range c.z.RawRow(k) {
+			c.zw[j] += float64(w * v)
+		}
+		copy(c.rank.RawRow(i+1), y)
+	}
+	// Eq. (42) with c_m = 1 (eq. (54)): m <- m + sigma <y>_w.
+	for j, v := range c.yw {
+		c.mean[j] += float64(c.sigma * v)
+	}
+
+	// Eq. (43): p_sigma <- (1 - c_sigma) p_sigma
+	// + sqrt(c_sigma (2 - c_sigma) mu_eff) C^(-1/2) <y>_w, where
+	// C^(-1/2) <y>_w = B D^-1 B^T B D <z>_w = B <z>_w with the B and D the
+	// candidates were sampled with (the current decomposition).
+	cs := p.cs
+	om := 1 - cs
+	linalg.MulVec(c.bzw, &c.basis, c.zw)
+	coef := math.Sqrt(float64(cs*(2-cs)) * p.muEff)
+	var norm2 float64
+	for j, v := range c.bzw {
+		s := float64(om*c.ps[j]) + float64(coef*v)
+		c.ps[j] = s
+		norm2 += float64(s * s)
+	}
+	psLen := math.Sqrt(norm2)
+	// h_sigma (tutorial p. 28): 1 iff |p_sigma| / sqrt(1 - (1 - c_sigma)^(2(g+1)))
+	// < (1.4 + 2/(n+1)) chi_n. The factor 1 - (1 - c_sigma)^(2k) after k
+	// updates follows v <- (1 - c_sigma)^2 v + c_sigma (2 - c_sigma), v = 0.
+	c.psVar = float64(float64(om*om)*c.psVar) + float64(cs*(2-cs))
+	hsigma := psLen/math.Sqrt(c.psVar) < p.hsigmaBound
+
+	// Eq. (45): p_c <- (1 - c_c) p_c + h_sigma sqrt(c_c (2 - c_c) mu_eff) <y>_w.
+	cc := p.cc
+	var pcCoef, deltaH float64
+	if hsigma {
+		pcCoef = math.Sqrt(float64(cc*(2-cc)) * p.muEff)
+	} else {
+		// delta(h_sigma) = (1 - h_sigma) c_c (2 - c_c) (tutorial p. 28).
+		deltaH = float64(cc * (2 - cc))
+	}
+	for j, v := range c.yw {
+		c.pc[j] = float64((1-cc)*c.pc[j]) + float64(pcCoef*v)
+	}
+	copy(c.rank.RawRow(0), c.pc)
+
+	// Eq. (47) with the positive weights (w°_i = w_i by eq. (46), sum 1):
+	// C <- (1 + c_1 delta(h_sigma) - c_1 - c_mu) C + c_1 p_c p_c^T
+	// + c_mu sum_i w_i y_{i:lambda} y_{i:lambda}^T.
+	decay := 1 + float64(p.c1*deltaH) - p.c1 - p.cmu
+	c.cov.Scale(decay, &c.cov)
+	c.cov.AddOuterSum(c.rankCoef, &c.rank, &c.rank)
+
+	// Eq. (44): sigma <- sigma exp((c_sigma/d_sigma)(|p_sigma|/chi_n - 1)).
+	c.sigma *= xmath.Exp(float64((cs / p.ds) * (psLen/p.chi - 1)))
+}
+
+// record appends the generation's best value to the tolfun history and,
+// every fifth generation, its best and median values to the tolstagnation
+// records (pycma), then re-evaluates the median conditions of
+// tolstagnation.
+func (c *cmaes) record(f []float64) {
+	c.funHist.push(f[c.order[0]])
+	if c.gen%stagnationEvery != 0 {
+		return
+	}
+	c.stagBest.push(f[c.order[0]])
+	c.stagMedian.push(c.generationMedian(f))
+	c.stagnant = c.medianStagnation()
+}
+
+// generationMedian is the median of f, with NaN counted as +Inf.
+func (c *cmaes) generationMedian(f []float64) float64 {
+	s := c.scratch[:len(f)]
+	for i, v := range f {
+		if worstValue(v) {
+			v = math.Inf(1)
+		}
+		s[i] = v
+	}
+	return sortedMedian(s)
+}
+
+// sortedMedian sorts s and returns its median.
+func sortedMedian(s []float64) float64 {
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// medianStagnation is pycma's tolstagnation test on the records: with
+// n records (more than 100) and l = floor(max(tolstagnation/10, n/10)),
+// 2 l < n, the median of the newest l medians is no better than that of
+// the l before them, and the same holds for the best values.
+func (c *cmaes) medianStagnation() bool {
+	n := c.stagBest.size()
+	l := int(max(float64(c.p.stagIters)/10, float64(n)/10))
+	if n <= 100 || 2*l >= n {
+		return false
+	}
+	return c.windowMedian(&c.stagMedian, 0, l) >= c.windowMedian(&c.stagMedian, l, l) &&
+		c.windowMedian(&c.stagBest, 0, l) >= c.windowMedian(&c.stagBest, l, l)
+}
+
+// windowMedian is the median of the l values of h from the from-th newest on.
+func (c *cmaes) windowMedian(h *history, from, l int) float64 {
+	s := c.scratch[:l]
+	for k := range s {
+		s[k] = h.at(from + k)
+	}
+	return sortedMedian(s)
+}
+
+// decompose computes C = B D^2 B^T (eigenvalues ascending) and A = B D. It
+// keeps the previous decomposition and reports false when C cannot be
+// decomposed or is not positive definite.
+func (c *cmaes) decompose() bool {
+	c.eigenEvals = c.evals
+	if err := c.eig.Factorize(&c.cov, true); err != nil {
+		return false
+	}
+	vals := c.eig.Values(c.values)
+	if !(vals[0] > 0) || math.IsInf(vals[len(vals)-1], 1) {
+		return false
+	}
+	copy(c.eigenvalues, vals)
+	c.eig.VectorsTo(&c.basis)
+	// A = B D, D = diag(sqrt(eigenvalues)); vals is reused for D.
+	var logDet float64
+	for j, v := range vals {
+		vals[j] = math.Sqrt(v)
+		logDet += xmath.Log(vals[j])
+	}
+	for i := range c.cfg.Dim {
+		row, b := c.a.RawRow(i), c.basis.RawRow(i)
+		for j, v := range b {
+			row[j] = float64(v * vals[j])
+		}
+	}
+	c.logDetA = logDet
+	return true
+}
+
+// checkStop returns the first criterion that fires after a generation with
+// values f (ALGORITHMS.md Section 8, pycma's defaults, and Section 13 item
+// 8), or "". decomposed is false when the decomposition of this generation
+// failed.
+func (c *cmaes) checkStop(f []float64, decomposed bool) Reason {
+	d := c.cfg.Dim
+	maxEig := c.eigenvalues[d-1]
+	switch {
+	case math.IsInf(f[c.order[0]], -1):
+		return ReasonMinusInf
+	case c.nonFinite >= nonFiniteMax:
+		return ReasonNotFinite
+	case !decomposed:
+		// tolconditioncov: C is no longer numerically positive definite.
+		return ReasonConditionCov
+	case !(c.sigma >= sigmaMin):
+		return ReasonSigmaTooSmall
+	case c.sigma > sigmaMax || c.sigma/c.cfg.Sigma0 > float64(sigmaGrowthMax*math.Sqrt(maxEig)):
+		// tolupsigma: sigma/sigma0 > 1e20 max(D).
+		return ReasonSigmaTooLarge
+	case c.cfg.TolFun > 0 && f[c.order[c.p.lambda-1]]-f[c.order[0]] < c.cfg.TolFun &&
+		c.funHist.spread() < c.cfg.TolFun:
+		// tolfun: the generation's values and the recent best values.
+		return ReasonTolFun
+	case c.funHist.size() > 9 && c.funHist.spread() < tolFunHist:
+		return ReasonTolFunHist
+	case c.tolX():
+		return ReasonTolX
+	case maxEig > condMax*c.eigenvalues[0]:
+		// tolconditioncov: cond(C) > 1e14.
+		return ReasonConditionCov
+	case c.noEffectAxis():
+		return ReasonNoEffectAxis
+	case c.noEffectCoord():
+		return ReasonNoEffectCoord
+	case c.stagnant && float64(c.gen) > c.p.stagMinGen:
+		return ReasonStagnation
+	}
+	return ""
+}
+
+// tolX reports pycma's tolx: sigma |p_c,i| < 1e-11 and
+// sigma sqrt(C_ii) < 1e-11 for every i.
+func (c *cmaes) tolX() bool {
+	for i, v := range c.pc {
+		if !(float64(c.sigma*math.Abs(v)) < tolX) || !(float64(c.sigma*math.Sqrt(c.cov.At(i, i))) < tolX) {
+			return false
+		}
+	}
+	return true
+}
+
+// noEffectAxis reports pycma's noeffectaxis for the generation g just
+// completed: m + 0.1 sigma sqrt(lambda_i) v_i == m for the eigenpair
+// (lambda_i, v_i) of the current decomposition with i = g mod n.
+func (c *cmaes) noEffectAxis() bool {
+	i := (c.gen - 1) % c.cfg.Dim
+	t := float64(float64(noEffectStep*c.sigma) * math.Sqrt(c.eigenvalues[i]))
+	for j, mj := range c.mean {
+		if mj+float64(t*c.basis.At(j, i)) != mj {
+			return false
+		}
+	}
+	return true
+}
+
+// noEffectCoord reports pycma's noeffectcoord: m_j + 0.2 sigma sqrt(C_jj)
+// == m_j for some coordinate j.
+func (c *cmaes) noEffectCoord() bool {
+	t := float64(noEffectCoordStep * c.sigma)
+	for j, mj := range c.mean {
+		if mj+float64(t*math.Sqrt(c.cov.At(j, j))) == mj {
+			return true
+		}
+	}
+	return false
+}
+
+// MarshalBinary saves the complete state under the tag "hees-es/cmaes/v1".
+// Lambda is written before the shared configuration, which does not hold it.
+func (c *cmaes) MarshalBinary() ([]byte, error) {
+	w := newStateWriter(nameCMAES)
+	w.int(c.cfg.Lambda)
+	c.marshalCore(w)
+	w.matrix(&c.cov)
+	w.matrix(&c.basis)
+	w.floats(c.eigenvalues)
+	w.int(c.eigenEvals)
+	w.floats(c.ps)
+	w.floats(c.pc)
+	w.float(c.psVar)
+	c.funHist.write(w)
+	c.stagBest.write(w)
+	c.stagMedian.write(w)
+	w.bool(c.stagnant)
+	return w.finish(), nil
+}
+
+// UnmarshalBinary restores a state saved by MarshalBinary of a cmaes
+// strategy, replacing the receiver's state entirely.
+func (c *cmaes) UnmarshalBinary(data []byte) error {
+	r, err := openState(data, nameCMAES)
+	if err != nil {
+		return err
+	}
+	lambda := r.int()
+	cfg, err := readConfig(r, nameCMAES)
+	if err != nil {
+		return err
+	}
+	cfg.Lambda = lambda
+	if cfg, err = resolve(nameCMAES, cfg); err != nil {
+		r.fail("%v", err)
+		return r.err
+	}
+	var fresh cmaes
+	fresh.setup(cfg)
+	fresh.unmarshalCore(r)
+	r.matrix(&fresh.cov)
+	r.matrix(&fresh.basis)
+	fresh.eigenvalues = r.floats(fresh.eigenvalues)
+	fresh.eigenEvals = r.int()
+	fresh.ps = r.floats(fresh.ps)
+	fresh.pc = r.floats(fresh.pc)
+	fresh.psVar = r.float()
+	fresh.funHist.read(r)
+	fresh.stagBest.read(r)
+	fresh.stagMedian.read(r)
+	fresh.stagnant = r.bool()
+	d := cfg.Dim
+	if r.err == nil {
+		cr, cc := fresh.cov.Dims()
+		br, bc := fresh.basis.Dims()
+		switch {
+		case cr != d || cc != d || br != d || bc != d:
+			r.fail("C is %d×%d and B %d×%d, want %d×%d", cr, cc, br, bc, d, d)
+		case len(fresh.eigenvalues) != d || len(fresh.ps) != d || len(fresh.pc) != d:
+			r.fail("eigenvalues, p_sigma and p_c have lengths %d, %d, %d, want %d",
+				len(fresh.eigenvalues), len(fresh.ps), len(fresh.pc), d)
+		case !(fresh.eigenvalues[0] > 0):
+			r.fail("smallest eigenvalue %v", fresh.eigenvalues[0])
+		case fresh.stagBest.count != fresh.stagMedian.count:
+			r.fail("%d best and %d median records", fresh.stagBest.count, fresh.stagMedian.count)
+		}
+	}
+	if err := r.done(); err != nil {
+		return err
+	}
+	if fresh.pending {
+		// The candidates are a function of (seed, generation) and A: redraw them.
+		fresh.draw()
+	}
+	*c = fresh
+	return nil
+}

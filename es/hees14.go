@@ -1,0 +1,218 @@
+package es
+
+import (
+	"math"
+
+	"github.com/hees-dev/hees/linalg"
+)
+
+// hees14 is the (1+4)-HE-ES (Algorithm 4, ALGORITHMS.md Section 5). Its
+// generation 0 asks the initial mean alone; every later generation asks the
+// two mirrored pairs x_1^+, x_1^-, x_2^+, x_2^- (rows 0-3) along two
+// orthogonal directions. The four values adapt A; x_1^+ alone drives the
+// mean and the 1/5 rule.
+type hees14 struct {
+	core
+	ad      adaptation
+	success float64 // c_sigma, the step-size factor on success
+	failure float64 // c_sigma^(-1/4), the factor on failure
+}
+
+// setup initialises a (1+4)-HE-ES from a resolved configuration.
+func (h *hees14) setup(cfg Config) {
+	h.setupCore(nameHEES14, cfg, 4)
+	h.ad.setup(2, cfg.Dim, cfg.Kappa, cfg.EtaA)
+	h.success = cfg.CSigma
+	h.failure = 1 / math.Sqrt(math.Sqrt(cfg.CSigma))
+}
+
+// Lambda is 4, the offspring of one generation after the first.
+func (h *hees14) Lambda() int { return 4 }
+
+// Ask writes the initial mean in generation 0 and x_1^+, x_1^-, x_2^+,
+// x_2^- afterwards.
+func (h *hees14) Ask(pop *linalg.Dense) error {
+	if err := h.checkAsk(); err != nil {
+		return err
+	}
+	if h.gen == 0 {
+		h.pending = true
+		pop.ReuseAs(1, h.cfg.Dim)
+		copy(pop.RawRow(0), h.mean)
+		return nil
+	}
+	if !h.pending {
+		// Algorithm 4 line 4: two directions of one orthogonal block.
+		if err := h.ad.sample(h.key, h.gen, &h.a); err != nil {
+			return err
+		}
+		h.pending = true
+	}
+	pop.ReuseAs(4, h.cfg.Dim)
+	for k := 0; k < 2; k++ {
+		// Lines 5-6: mirrored sampling.
+		h.ad.candidate(pop.RawRow(2*k), h.mean, h.sigma, k, false)
+		h.ad.candidate(pop.RawRow(2*k+1), h.mean, h.sigma, k, true)
+	}
+	return nil
+}
+
+// Tell takes the values of the rows of the last Ask and performs one
+// iteration of Algorithm 4.
+func (h *hees14) Tell(f []float64) error {
+	rows := 4
+	if h.gen == 0 {
+		rows = 1
+	}
+	if err := h.checkTell(f, rows); err != nil {
+		return err
+	}
+	h.evals += rows
+	if h.gen == 0 {
+		h.tellInitial(f[0])
+		return nil
+	}
+	parent := h.fMean
+	best := 0
+	for i := 1; i < 4; i++ {
+		if compareValues(f[i], f[best]) < 0 {
+			best = i
+		}
+	}
+	if h.improves(f[best]) {
+		h.ad.candidate(h.bestX, h.mean, h.sigma, best/2, best%2 == 1)
+		h.bestF, h.hasBest = f[best], true
+	}
+	// Lines 9-14: the 1/5 rule on x_1^+ alone, accepting f_1^+ <= f(m).
+	if accepts(f[0], parent) {
+		h.ad.candidate(h.mean, h.mean, h.sigma, 0, false)
+		h.fMean = f[0]
+		h.sigma *= h.success
+	} else {
+		h.sigma *= h.failure
+	}
+	// Line 8: A <- A computeG(b_1, b_2, f(m^(t)), f_i^±). It comes last
+	// because its determinant normalisation rescales sigma; lines 9-14 do
+	// not read A.
+	h.ad.adapt(&h.core, parent, f)
+	h.finishElitist(f)
+	return nil
+}
+
+// accepts is the elitist acceptance f(x) <= f(m) (non-strict, Algorithm 4
+// line 9). A NaN or +Inf offspring is a failure; any other offspring
+// replaces a parent whose value is NaN or +Inf (Section 13 item 8).
+func accepts(fx, fm float64) bool {
+	if worstValue(fx) {
+		return false
+	}
+	return worstValue(fm) || fx <= fm
+}
+
+// tellInitial records the value of the initial mean (generation 0 of the
+// elitist strategies).
+func (c *core) tellInitial(fm float64) {
+	c.fMean = fm
+	if c.improves(fm) {
+		c.setBest(c.mean, fm)
+	}
+	c.nonFinite = 0
+	if !finite(fm) {
+		c.nonFinite = 1
+	}
+	c.gen++
+	c.pending = false
+	if math.IsInf(fm, -1) {
+		c.stop = ReasonMinusInf
+	}
+}
+
+// finishElitist ends a generation of an elitist strategy: counters and the
+// stop criteria. f are the generation's values.
+func (c *core) finishElitist(f []float64) {
+	minusInf := false
+	anyFinite := false
+	for _, v := range f {
+		minusInf = minusInf || math.IsInf(v, -1)
+		anyFinite = anyFinite || finite(v)
+	}
+	// Section 13 item 8: count the generations in a row in which neither
+	// the parent nor an offspring has a finite value.
+	if anyFinite || finite(c.fMean) {
+		c.nonFinite = 0
+	} else {
+		c.nonFinite++
+	}
+	c.gen++
+	c.pending = false
+	switch {
+	case minusInf:
+		c.stop = ReasonMinusInf
+	case c.nonFinite >= nonFiniteMax:
+		c.stop = ReasonNotFinite
+	case c.noProgress(len(f)):
+		c.stop = ReasonTolFun
+	default:
+		if r := c.checkSigma(); r != "" {
+			c.stop = r
+		} else {
+			c.stop = c.checkCovariance(c.name == nameES11)
+		}
+	}
+}
+
+// noProgress reports whether an elitist run has made no progress by TolFun
+// for long enough: the parent's value, which is an elitist strategy's best
+// value, has moved by less than TolFun over the last 10 + ceil(30 d/lambda)
+// generations (the length of pycma's best-value history for tolfun and
+// tolfunhist, ALGORITHMS.md Section 8). The spread of one generation is not
+// enough on its own: an elitist strategy often fails several times in a row
+// while sigma is adapting, and its offspring do not sample the population.
+func (c *core) noProgress(lambda int) bool {
+	tol := c.cfg.TolFun
+	if !(tol > 0) {
+		return false
+	}
+	if math.Abs(c.fMean-c.flatRef) < tol {
+		c.flatGens++
+	} else {
+		c.flatGens = 0
+		c.flatRef = c.fMean
+	}
+	d := c.cfg.Dim
+	return c.flatGens >= 10+(30*d+lambda-1)/lambda
+}
+
+// MarshalBinary saves the complete state under the tag "hees-es/hees14/v1".
+func (h *hees14) MarshalBinary() ([]byte, error) {
+	w := newStateWriter(nameHEES14)
+	h.marshalCore(w)
+	return w.finish(), nil
+}
+
+// UnmarshalBinary restores a state saved by MarshalBinary of a hees14
+// strategy, replacing the receiver's state entirely.
+func (h *hees14) UnmarshalBinary(data []byte) error {
+	r, err := openState(data, nameHEES14)
+	if err != nil {
+		return err
+	}
+	cfg, err := readConfig(r, nameHEES14)
+	if err != nil {
+		return err
+	}
+	var fresh hees14
+	fresh.setup(cfg)
+	fresh.unmarshalCore(r)
+	if err := r.done(); err != nil {
+		return err
+	}
+	if fresh.pending && fresh.gen > 0 {
+		// The directions are a function of (seed, generation): redraw them.
+		if err := fresh.ad.sample(fresh.key, fresh.gen, &fresh.a); err != nil {
+			return err
+		}
+	}
+	*h = fresh
+	return nil
+}

@@ -1,0 +1,343 @@
+package es
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/hees-dev/hees/linalg"
+	"github.com/hees-dev/hees/rng"
+)
+
+// IPOPConfig configures the restarts of an IPOP wrapper.
+type IPOPConfig struct {
+	// MaxRestarts is the largest number of restarts; 0 means no limit
+	// (the run then ends by the driver's budget, target or time, as in the
+	// reference code's fmin, ALGORITHMS.md Section 4.1).
+	MaxRestarts int
+}
+
+// maxIPOPPopulation bounds the doubling of the population: IPOP does not
+// restart when the new run would need more pairs (hees) or offspring
+// (cmaes) than this, because the strategy's memory grows with it.
+const maxIPOPPopulation = 1 << 20
+
+// purposeRestart keys the seed of each restart of IPOP: restart r runs its
+// inner strategy with the seed drawn from (Seed, purposeRestart, r, 0).
+// The value is chosen apart from the strategies' purposes (es/sample.go).
+const purposeRestart rng.Purpose = 0x1905
+
+// IPOP runs a strategy with restarts and an increasing population (Auger &
+// Hansen 2005; for HE-ES as in the reference code's fmin, ALGORITHMS.md
+// Section 4.1). It is itself a Strategy: its Evals, Generation and Best span
+// all runs, so the driver's budget is shared across restarts.
+//
+// When the inner strategy stops (its Stop reports a reason other than
+// ReasonMinusInf; for the full HE-ES the usual one is the spread of the
+// offspring values falling below its TolFun, 1e-9 by default), the next Tell
+// starts a new inner strategy: with the population doubled (Pairs for the
+// full HE-ES, Lambda for the CMA-ES; the elitist strategies keep their fixed
+// population), a new initial mean
+// uniform in [-Box, Box]^Dim, the same Sigma0, and the seed of restart r
+// drawn from (Seed, r); the other fields of the Config (Sigma0, Box, A0,
+// the strategy parameters) stay as given. The first run uses the Config as
+// given, so until its first restart an IPOP is bit-identical to the plain
+// strategy. Once MaxRestarts restarts are used up, Stop reports the last
+// run's reason.
+//
+// Build an IPOP with NewIPOP; the zero IPOP is only a destination for
+// UnmarshalBinary.
+type IPOP struct {
+	name        string // the inner strategy's name
+	cfg         Config // the Config of the first run
+	maxRestarts int
+	population0 int // Pairs (hees) or Lambda (cmaes) of the first run; 0 for fixed populations
+
+	inner     Strategy
+	restarts  int
+	pastEvals int // evaluations of the finished runs
+	pastGens  int // generations of the finished runs
+	pastBestX []float64
+	pastBestF float64 // best value of the finished runs (+Inf if none)
+}
+
+// NewIPOP returns an IPOP wrapper around the strategy New(name, cfg) would
+// return. It reports the errors of New and a negative MaxRestarts.
+func NewIPOP(name string, cfg Config, ipop IPOPConfig) (*IPOP, error) {
+	if ipop.MaxRestarts < 0 {
+		return nil, fmt.Errorf("es: NewIPOP: MaxRestarts = %d is negative", ipop.MaxRestarts)
+	}
+	w := &IPOP{name: name, cfg: cfg, maxRestarts: ipop.MaxRestarts, pastBestF: math.Inf(1)}
+	w.setPopulation()
+	inner, err := New(name, cfg)
+	if err != nil {
+		return nil, err
+	}
+	w.inner = inner
+	return w, nil
+}
+
+// setPopulation records the population parameter of the first run for a
+// strategy whose population IPOP doubles: lambda~ = Pairs of the full
+// HE-ES, lambda = Lambda of the CMA-ES (their defaults when 0).
+func (w *IPOP) setPopulation() {
+	w.population0 = 0
+	if w.cfg.Dim < 1 {
+		return // New reports the bad Dim
+	}
+	switch w.name {
+	case nameHEES:
+		w.population0 = w.cfg.Pairs
+		if w.population0 == 0 {
+			w.population0 = defaultPairs(w.cfg.Dim)
+		}
+	case nameCMAES:
+		w.population0 = w.cfg.Lambda
+		if w.population0 == 0 {
+			w.population0 = defaultLambda(w.cfg.Dim)
+		}
+	}
+}
+
+// restartSeed is the seed of restart r >= 1.
+func restartSeed(seed uint64, r int) uint64 {
+	s := rng.NewStream(rng.KeyFromSeed(seed), purposeRestart, uint64(r), 0)
+	return s.Uint64()
+}
+
+// runConfig returns the Config of run r (r = 0 is the first run), and
+// whether that run is allowed (its population stays within
+// maxIPOPPopulation).
+func (w *IPOP) runConfig(r int) (Config, bool) {
+	if r == 0 {
+		return w.cfg, true
+	}
+	c := w.cfg
+	c.X0 = nil // a new uniform start in [-Box, Box]^Dim from the run's seed
+	c.Seed = restartSeed(w.cfg.Seed, r)
+	if w.population0 > 0 {
+		if r >= 31 || w.population0 > maxIPOPPopulation>>r {
+			return c, false
+		}
+		// IPOP: the population doubles at each restart (ALGORITHMS.md
+		// Section 4.1 for hees, Section 8 for the CMA-ES).
+		if w.name == nameHEES {
+			c.Pairs = w.population0 << r
+		} else {
+			c.Lambda = w.population0 << r
+		}
+	}
+	return c, true
+}
+
+// Name is "ipop-" followed by the inner strategy's name.
+func (w *IPOP) Name() string { return "ipop-" + w.name }
+
+// Dim is the dimension of the search space.
+func (w *IPOP) Dim() int { return w.inner.Dim() }
+
+// Lambda is the current run's Lambda.
+func (w *IPOP) Lambda() int { return w.inner.Lambda() }
+
+// Restarts is the number of restarts so far.
+func (w *IPOP) Restarts() int { return w.restarts }
+
+// errZeroIPOP is the error of Ask, Tell and MarshalBinary on an IPOP that
+// neither NewIPOP nor UnmarshalBinary set up.
+var errZeroIPOP = errors.New("es: IPOP not set up (use NewIPOP or UnmarshalBinary)")
+
+// Ask writes the current run's candidates.
+func (w *IPOP) Ask(pop *linalg.Dense) error {
+	if w.inner == nil {
+		return errZeroIPOP
+	}
+	return w.inner.Ask(pop)
+}
+
+// Tell tells the current run the values and starts the next run when the
+// current one has stopped and a restart is left.
+func (w *IPOP) Tell(f []float64) error {
+	if w.inner == nil {
+		return errZeroIPOP
+	}
+	if err := w.inner.Tell(f); err != nil {
+		return err
+	}
+	reason := w.inner.Stop()
+	if reason == "" || reason == ReasonMinusInf {
+		return nil
+	}
+	if w.maxRestarts > 0 && w.restarts >= w.maxRestarts {
+		return nil
+	}
+	cfg, ok := w.runConfig(w.restarts + 1)
+	if !ok {
+		return nil
+	}
+	next, err := New(w.name, cfg)
+	if err != nil {
+		// The first run's Config was valid, so only a derived field can
+		// fail; stay stopped and say why.
+		return fmt.Errorf("es: IPOP restart %d: %w", w.restarts+1, err)
+	}
+	if x, f := w.inner.Best(); f < w.pastBestF {
+		w.pastBestX, w.pastBestF = x, f
+	}
+	w.pastEvals += w.inner.Evals()
+	w.pastGens += w.inner.Generation()
+	w.restarts++
+	w.inner = next
+	return nil
+}
+
+// Mean copies the current run's mean into dst.
+func (w *IPOP) Mean(dst []float64) []float64 { return w.inner.Mean(dst) }
+
+// Sigma is the current run's step size.
+func (w *IPOP) Sigma() float64 { return w.inner.Sigma() }
+
+// Transform is the current run's transformation A.
+func (w *IPOP) Transform() *linalg.Dense { return w.inner.Transform() }
+
+// Best returns the best point and value over all runs (the earliest run
+// wins a tie).
+func (w *IPOP) Best() ([]float64, float64) {
+	x, f := w.inner.Best()
+	if w.pastBestF <= f {
+		return append([]float64(nil), w.pastBestX...), w.pastBestF
+	}
+	return x, f
+}
+
+// Evals is the number of values told over all runs.
+func (w *IPOP) Evals() int { return w.pastEvals + w.inner.Evals() }
+
+// Generation is the number of generations over all runs.
+func (w *IPOP) Generation() int { return w.pastGens + w.inner.Generation() }
+
+// Stop reports the last run's reason once no restart is left (MaxRestarts
+// used up, the population at its bound, or -Inf told), and "" before.
+func (w *IPOP) Stop() Reason { return w.inner.Stop() }
+
+// ipopStateName names the IPOP state in its header, "hees-es/ipop/v1"; the
+// format and checksum are those of the strategies' states (es/state.go).
+const ipopStateName = "ipop"
+
+// MarshalBinary saves the wrapper's state: the first run's Config, the
+// counts and best point of the finished runs, and the current run's own
+// state (its MarshalBinary bytes) embedded.
+func (w *IPOP) MarshalBinary() ([]byte, error) {
+	if w.inner == nil {
+		return nil, errZeroIPOP
+	}
+	inner, err := w.inner.MarshalBinary()
+	if err != nil {
+		return nil, fmt.Errorf("es: IPOP.MarshalBinary: %w", err)
+	}
+	b := newStateWriter(ipopStateName)
+	b.string(w.name)
+	writeConfig(b, &w.cfg)
+	b.int(w.maxRestarts)
+	b.int(w.restarts)
+	b.int(w.pastEvals)
+	b.int(w.pastGens)
+	b.bool(w.pastBestX != nil)
+	b.floats(w.pastBestX)
+	b.float(w.pastBestF)
+	b.string(string(inner))
+	return b.finish(), nil
+}
+
+// writeConfig writes every field of cfg, as given by the user (defaults
+// are derived again by New at each restart, for the doubled pairs).
+func writeConfig(b *stateWriter, cfg *Config) {
+	b.int(cfg.Dim)
+	b.uint(cfg.Seed)
+	b.float(cfg.Sigma0)
+	b.bool(cfg.X0 != nil)
+	b.floats(cfg.X0)
+	b.float(cfg.Box)
+	b.int(cfg.Pairs)
+	b.int(cfg.Lambda)
+	b.bool(cfg.A0 != nil)
+	if cfg.A0 != nil {
+		b.matrix(cfg.A0)
+	}
+	b.float(cfg.Kappa)
+	b.float(cfg.EtaA)
+	b.float(cfg.CS)
+	b.float(cfg.DS)
+	b.float(cfg.CSigma)
+	b.float(cfg.TolFun)
+}
+
+// readUserConfig reads a Config written by writeConfig.
+func readUserConfig(r *stateReader) Config {
+	var cfg Config
+	cfg.Dim = r.int()
+	cfg.Seed = r.uint()
+	cfg.Sigma0 = r.float()
+	hasX0 := r.bool()
+	cfg.X0 = r.floats(nil)
+	if !hasX0 {
+		cfg.X0 = nil
+	}
+	cfg.Box = r.float()
+	cfg.Pairs = r.int()
+	cfg.Lambda = r.int()
+	if r.bool() {
+		cfg.A0 = new(linalg.Dense)
+		r.matrix(cfg.A0)
+	}
+	cfg.Kappa = r.float()
+	cfg.EtaA = r.float()
+	cfg.CS = r.float()
+	cfg.DS = r.float()
+	cfg.CSigma = r.float()
+	cfg.TolFun = r.float()
+	return cfg
+}
+
+// UnmarshalBinary restores a state saved by MarshalBinary into w, which may
+// be a zero IPOP. It rejects the state of another strategy or version and a
+// truncated or corrupt state, and leaves w unchanged on error.
+func (w *IPOP) UnmarshalBinary(data []byte) error {
+	r, err := openState(data, ipopStateName)
+	if err != nil {
+		return err
+	}
+	v := IPOP{name: r.string()}
+	v.cfg = readUserConfig(r)
+	v.maxRestarts = r.int()
+	v.restarts = r.int()
+	v.pastEvals = r.int()
+	v.pastGens = r.int()
+	hasBest := r.bool()
+	v.pastBestX = r.floats(nil)
+	v.pastBestF = r.float()
+	inner := []byte(r.string())
+	if err := r.done(); err != nil {
+		return err
+	}
+	if !hasBest {
+		v.pastBestX = nil
+	}
+	if v.maxRestarts < 0 || v.restarts < 0 || v.pastEvals < 0 || v.pastGens < 0 {
+		return errors.New("es: saved ipop state corrupt: negative count")
+	}
+	v.setPopulation()
+	if _, ok := v.runConfig(v.restarts); !ok {
+		return fmt.Errorf("es: saved ipop state corrupt: restart %d is beyond the bound on the population", v.restarts)
+	}
+	s, err := Load(inner)
+	if err != nil {
+		return fmt.Errorf("es: saved ipop state: inner strategy: %w", err)
+	}
+	if s.Name() != v.name || s.Dim() != v.cfg.Dim {
+		return fmt.Errorf("es: saved ipop state corrupt: inner strategy %s in %d dimensions, want %s in %d",
+			s.Name(), s.Dim(), v.name, v.cfg.Dim)
+	}
+	v.inner = s
+	*w = v
+	return nil
+}

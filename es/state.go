@@ -1,0 +1,254 @@
+package es
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/hees-dev/hees/linalg"
+)
+
+// The saved state of a strategy is
+//
+//	"hees-es/<name>/v<version>\n" body crc
+//
+// where body is a sequence of little-endian fields written by stateWriter
+// and crc is the IEEE CRC-32 of everything before it (4 bytes, little
+// endian). The checksum turns a corrupted state into an error instead of a
+// silently different run.
+const (
+	stateMagic   = "hees-es/"
+	stateVersion = 1
+)
+
+// stateHeader returns the header line of a saved state of strategy name.
+func stateHeader(name string) string {
+	return stateMagic + name + "/v" + strconv.Itoa(stateVersion) + "\n"
+}
+
+// parseStateHeader reads the header line of a saved state: the strategy
+// name and the format version. The checksum is verified by openState, once
+// the version is known to be readable.
+func parseStateHeader(data []byte) (name string, version int, err error) {
+	if !strings.HasPrefix(string(data[:min(len(data), len(stateMagic))]), stateMagic) {
+		return "", 0, errors.New("es: not a saved strategy state (missing \"" + stateMagic + "\" header)")
+	}
+	nl := -1
+	for i := len(stateMagic); i < len(data) && i < len(stateMagic)+64; i++ {
+		if data[i] == '\n' {
+			nl = i
+			break
+		}
+	}
+	if nl < 0 {
+		return "", 0, errors.New("es: saved state truncated or corrupt: header line not terminated")
+	}
+	head := string(data[len(stateMagic):nl])
+	slash := strings.LastIndex(head, "/v")
+	if slash < 0 {
+		return "", 0, fmt.Errorf("es: saved state header %q has no version", head)
+	}
+	name = head[:slash]
+	version, err = strconv.Atoi(head[slash+2:])
+	if err != nil {
+		return "", 0, fmt.Errorf("es: saved state header %q has a malformed version", head)
+	}
+	return name, version, nil
+}
+
+// openState checks that data is a saved state of strategy name in the
+// current version with a valid checksum, and returns a reader of its body.
+func openState(data []byte, name string) (*stateReader, error) {
+	got, version, err := parseStateHeader(data)
+	if err != nil {
+		return nil, err
+	}
+	if got != name {
+		return nil, fmt.Errorf("es: saved state is of strategy %q, cannot restore it into %q", got, name)
+	}
+	if version != stateVersion {
+		return nil, fmt.Errorf("es: saved %s state has version v%d, this build reads v%d", name, version, stateVersion)
+	}
+	head := len(stateHeader(name))
+	if len(data) < head+4 {
+		return nil, fmt.Errorf("es: saved %s state truncated: %d bytes", name, len(data))
+	}
+	body := data[head : len(data)-4]
+	want := binary.LittleEndian.Uint32(data[len(data)-4:])
+	if got := crc32.ChecksumIEEE(data[:len(data)-4]); got != want {
+		return nil, fmt.Errorf("es: saved %s state truncated or corrupt: checksum %08x, want %08x", name, got, want)
+	}
+	return &stateReader{name: name, b: body}, nil
+}
+
+// stateWriter appends the fields of a saved state.
+type stateWriter struct {
+	b []byte
+}
+
+// newStateWriter starts a saved state of strategy name.
+func newStateWriter(name string) *stateWriter {
+	return &stateWriter{b: []byte(stateHeader(name))}
+}
+
+// finish appends the checksum and returns the complete state.
+func (w *stateWriter) finish() []byte {
+	return binary.LittleEndian.AppendUint32(w.b, crc32.ChecksumIEEE(w.b))
+}
+
+func (w *stateWriter) uint(v uint64) { w.b = binary.LittleEndian.AppendUint64(w.b, v) }
+func (w *stateWriter) int(v int)     { w.uint(uint64(int64(v))) }
+func (w *stateWriter) float(v float64) {
+	w.uint(math.Float64bits(v))
+}
+
+func (w *stateWriter) bool(v bool) {
+	if v {
+		w.b = append(w.b, 1)
+	} else {
+		w.b = append(w.b, 0)
+	}
+}
+
+func (w *stateWriter) string(s string) {
+	w.int(len(s))
+	w.b = append(w.b, s...)
+}
+
+// floats writes a length-prefixed vector; nil and empty are the same.
+func (w *stateWriter) floats(v []float64) {
+	w.int(len(v))
+	for _, x := range v {
+		w.float(x)
+	}
+}
+
+// matrix writes the shape and the elements of m row by row.
+func (w *stateWriter) matrix(m *linalg.Dense) {
+	r, c := m.Dims()
+	w.int(r)
+	w.int(c)
+	for i := 0; i < r; i++ {
+		for _, x := range m.RawRow(i) {
+			w.float(x)
+		}
+	}
+}
+
+// stateReader reads the fields written by stateWriter. The first failure is
+// kept in err and every later read returns a zero value.
+type stateReader struct {
+	name string
+	b    []byte
+	err  error
+}
+
+func (r *stateReader) fail(format string, args ...any) {
+	if r.err == nil {
+		r.err = fmt.Errorf("es: saved %s state corrupt: "+format, append([]any{r.name}, args...)...)
+	}
+}
+
+func (r *stateReader) take(n int) []byte {
+	if r.err != nil {
+		return nil
+	}
+	if n < 0 || n > len(r.b) {
+		r.err = fmt.Errorf("es: saved %s state truncated", r.name)
+		return nil
+	}
+	p := r.b[:n]
+	r.b = r.b[n:]
+	return p
+}
+
+func (r *stateReader) uint() uint64 {
+	p := r.take(8)
+	if p == nil {
+		return 0
+	}
+	return binary.LittleEndian.Uint64(p)
+}
+
+func (r *stateReader) int() int { return int(int64(r.uint())) }
+
+func (r *stateReader) float() float64 { return math.Float64frombits(r.uint()) }
+
+func (r *stateReader) bool() bool {
+	p := r.take(1)
+	if p == nil {
+		return false
+	}
+	if p[0] > 1 {
+		r.fail("boolean byte %d", p[0])
+	}
+	return p[0] == 1
+}
+
+// length reads a length prefix and checks that at least n*unit bytes follow.
+func (r *stateReader) length(unit int) int {
+	n := r.int()
+	if r.err == nil && (n < 0 || n > len(r.b)/unit) {
+		r.fail("length %d with %d bytes left", n, len(r.b))
+		return 0
+	}
+	return n
+}
+
+func (r *stateReader) string() string {
+	n := r.length(1)
+	return string(r.take(n))
+}
+
+// floats reads a length-prefixed vector into dst (resized) and returns it.
+func (r *stateReader) floats(dst []float64) []float64 {
+	n := r.length(8)
+	if r.err != nil {
+		return dst[:0]
+	}
+	dst = slicesGrow(dst, n)
+	for i := range dst {
+		dst[i] = r.float()
+	}
+	return dst
+}
+
+// matrix reads a matrix into m (resized).
+func (r *stateReader) matrix(m *linalg.Dense) {
+	rows, cols := r.int(), r.int()
+	if r.err != nil {
+		return
+	}
+	if rows < 0 || cols < 0 || (cols > 0 && rows > len(r.b)/8/cols) {
+		r.fail("matrix shape %d×%d with %d bytes left", rows, cols, len(r.b))
+		return
+	}
+	m.ReuseAs(rows, cols)
+	for i := 0; i < rows; i++ {
+		row := m.RawRow(i)
+		for j := range row {
+			row[j] = r.float()
+		}
+	}
+}
+
+// done reports the first error, or an error if bytes are left over.
+func (r *stateReader) done() error {
+	if r.err == nil && len(r.b) != 0 {
+		r.err = fmt.Errorf("es: saved %s state corrupt: %d unread bytes", r.name, len(r.b))
+	}
+	return r.err
+}
+
+// slicesGrow returns dst resized to length n, reusing its storage if the
+// capacity suffices.
+func slicesGrow(dst []float64, n int) []float64 {
+	if cap(dst) >= n {
+		return dst[:n]
+	}
+	return make([]float64, n)
+}
