@@ -597,6 +597,10 @@ func (c *cmaes) UnmarshalBinary(data []byte) error {
 		return err
 	}
 	lambda := r.int()
+	if lambda > maxPopulation { // before setup allocates for it (es/new.go readConfig)
+		r.fail("Lambda = %d exceeds %d", lambda, maxPopulation)
+		return r.err
+	}
 	cfg, err := readConfig(r, nameCMAES)
 	if err != nil {
 		return err

@@ -107,7 +107,9 @@ func TestCMAESNewErrors(t *testing.T) {
 	}{
 		{"cmaes", Config{Dim: 0}, "Config.Dim = 0"},
 		{"cmaes", Config{Dim: 3, Lambda: 1}, "Config.Lambda = 1: cmaes needs at least 2"},
-		{"cmaes", Config{Dim: 3, Lambda: -4}, "Config.Lambda = -4: must not be negative"},
+		{"cmaes", Config{Dim: 3, Lambda: -4}, "Config.Lambda = -4: must be in [0, 1048576]"},
+		{"cmaes", Config{Dim: 3, Lambda: 1<<20 + 1}, "Config.Lambda = 1048577: must be in [0, 1048576]"},
+		{"hees", Config{Dim: 3, Pairs: 1<<20 + 1}, "Config.Pairs = 1048577: must be in [0, 1048576]"},
 		{"hees", Config{Dim: 3, Lambda: 8}, "Config.Lambda = 8: only cmaes"},
 		{"cma11", Config{Dim: 3, Lambda: 8}, "Config.Lambda = 8: only cmaes"},
 		{"cmaes", Config{Dim: 3, Pairs: 4}, "Config.Pairs = 4: cmaes sets its population with Lambda"},

@@ -13,7 +13,7 @@ import (
 	"github.com/hees-dev/hees/objectives"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden trajectories in testdata/")
+var update = flag.Bool("update", false, "rewrite the golden trajectories and the FuzzLoad seed corpus in testdata/")
 
 // goldenGenerations is the length of the golden trajectories.
 const goldenGenerations = 100

@@ -17,10 +17,10 @@ type IPOPConfig struct {
 	MaxRestarts int
 }
 
-// maxIPOPPopulation bounds the doubling of the population: IPOP does not
-// restart when the new run would need more pairs (hees) or offspring
-// (cmaes) than this, because the strategy's memory grows with it.
-const maxIPOPPopulation = 1 << 20
+// maxPopulation bounds Config.Pairs (hees) and Config.Lambda (cmaes), in
+// New, in Load and in the doubling of IPOP, which does not restart when the
+// new run would need more: the strategy's memory grows with its population.
+const maxPopulation = 1 << 20
 
 // purposeRestart keys the seed of each restart of IPOP: restart r runs its
 // inner strategy with the seed drawn from (Seed, purposeRestart, r, 0).
@@ -107,7 +107,7 @@ func restartSeed(seed uint64, r int) uint64 {
 
 // runConfig returns the Config of run r (r = 0 is the first run), and
 // whether that run is allowed (its population stays within
-// maxIPOPPopulation).
+// maxPopulation).
 func (w *IPOP) runConfig(r int) (Config, bool) {
 	if r == 0 {
 		return w.cfg, true
@@ -116,7 +116,7 @@ func (w *IPOP) runConfig(r int) (Config, bool) {
 	c.X0 = nil // a new uniform start in [-Box, Box]^Dim from the run's seed
 	c.Seed = restartSeed(w.cfg.Seed, r)
 	if w.population0 > 0 {
-		if r >= 31 || w.population0 > maxIPOPPopulation>>r {
+		if r >= 31 || w.population0 > maxPopulation>>r {
 			return c, false
 		}
 		// IPOP: the population doubles at each restart (ALGORITHMS.md
@@ -324,6 +324,16 @@ func (w *IPOP) UnmarshalBinary(data []byte) error {
 	}
 	if v.maxRestarts < 0 || v.restarts < 0 || v.pastEvals < 0 || v.pastGens < 0 {
 		return errors.New("es: saved ipop state corrupt: negative count")
+	}
+	// NewIPOP accepted the name and the Config, so a state that New would
+	// reject is corrupt (its next restart would fail). The population is
+	// bounded first, as in readConfig: resolve allocates per pair.
+	if v.cfg.Pairs > maxPopulation || v.cfg.Lambda > maxPopulation {
+		return fmt.Errorf("es: saved ipop state corrupt: Pairs = %d, Lambda = %d exceeds %d",
+			v.cfg.Pairs, v.cfg.Lambda, maxPopulation)
+	}
+	if _, err := resolve(v.name, v.cfg); err != nil {
+		return fmt.Errorf("es: saved ipop state corrupt: %w", err)
 	}
 	v.setPopulation()
 	if _, ok := v.runConfig(v.restarts); !ok {

@@ -96,8 +96,9 @@ type Result struct {
 	F float64
 	// Evals counts objective evaluations: those told to the strategy over
 	// its whole life (a restored strategy includes its past), plus those
-	// of a generation abandoned by a stop (cancel, time limit, panic),
-	// which the strategy never saw.
+	// of a generation abandoned by a stop (cancel, time limit, panic)
+	// that returned a value, which the strategy never saw. A call that
+	// panicked returned no value and is not counted.
 	Evals int
 	// Generations is the strategy's number of completed generations.
 	Generations int
@@ -198,12 +199,7 @@ func Minimize(ctx context.Context, p Problem, s Strategy, opt Options) (Result, 
 		ctx, cancel = context.WithTimeout(ctx, opt.MaxTime)
 		defer cancel()
 	}
-	ev := &evaluator{problem: p, generation: s.Generation()}
-	stopWatching := context.AfterFunc(ctx, func() { ev.halt.Store(true) })
-	defer stopWatching()
-	if ctx.Err() != nil {
-		ev.halt.Store(true)
-	}
+	ev := &evaluator{problem: p, ctx: ctx, generation: s.Generation()}
 	if workers > 1 {
 		ev.startWorkers(workers - 1) // the calling goroutine is the last worker
 		defer ev.stopWorkers()
@@ -243,7 +239,7 @@ func Minimize(ctx context.Context, p Problem, s Strategy, opt Options) (Result, 
 		if opt.MaxEvals > 0 && s.Evals()+rows > opt.MaxEvals {
 			return finish(ReasonMaxEvals), nil
 		}
-		if ev.halt.Load() || ctx.Err() != nil { // ctx.Err: a cancel since the last generation
+		if ctx.Err() != nil {
 			return finish(haltReason(parent)), nil
 		}
 
@@ -374,6 +370,7 @@ func meanValue(mean []float64, pop *linalg.Dense, f []float64) (float64, bool) {
 // helped by a pool of workers; all claim rows through an atomic counter.
 type evaluator struct {
 	problem    Problem
+	ctx        context.Context // the run's: the caller's with the time limit
 	pop        linalg.Dense
 	f          []float64
 	evaluated  []bool
@@ -382,7 +379,7 @@ type evaluator struct {
 	rows  int
 	next  atomic.Int64 // next row to claim
 	count int          // rows evaluated in the last generation
-	halt  atomic.Bool  // set by a cancel, a time limit or a panic
+	halt  atomic.Bool  // set by a panic
 
 	mu       sync.Mutex // guards panicked
 	panicked *ObjectiveError
@@ -441,9 +438,11 @@ func (e *evaluator) evaluate(rows, workers int) bool {
 	return e.count == rows
 }
 
-// claimRows evaluates rows until none is left or the run is halted.
+// claimRows evaluates rows until none is left or the run is halted. The
+// context is checked before every evaluation (an atomic load), so that no
+// evaluation starts after a cancel or the time limit.
 func (e *evaluator) claimRows() {
-	for !e.halt.Load() {
+	for !e.halt.Load() && e.ctx.Err() == nil {
 		i := int(e.next.Add(1) - 1)
 		if i >= e.rows {
 			return

@@ -144,8 +144,8 @@ func resolve(name string, cfg Config) (Config, error) {
 			return cfg, err
 		}
 	}
-	if cfg.Pairs < 0 {
-		return cfg, fmt.Errorf("es: Config.Pairs = %d: must not be negative", cfg.Pairs)
+	if cfg.Pairs < 0 || cfg.Pairs > maxPopulation {
+		return cfg, fmt.Errorf("es: Config.Pairs = %d: must be in [0, %d]", cfg.Pairs, maxPopulation)
 	}
 	if name == nameHEES {
 		if cfg.Pairs == 0 {
@@ -156,8 +156,8 @@ func resolve(name string, cfg Config) (Config, error) {
 	} else if cfg.Pairs != 0 {
 		return cfg, fmt.Errorf("es: Config.Pairs = %d: %s has a fixed population (leave Pairs 0)", cfg.Pairs, name)
 	}
-	if cfg.Lambda < 0 {
-		return cfg, fmt.Errorf("es: Config.Lambda = %d: must not be negative", cfg.Lambda)
+	if cfg.Lambda < 0 || cfg.Lambda > maxPopulation {
+		return cfg, fmt.Errorf("es: Config.Lambda = %d: must be in [0, %d]", cfg.Lambda, maxPopulation)
 	}
 	if name == nameCMAES {
 		if cfg.Lambda == 0 {
@@ -452,6 +452,17 @@ func readConfig(r *stateReader, name string) (Config, error) {
 	cfg.CSigma = r.float()
 	cfg.TolFun = r.float()
 	if r.err != nil {
+		return cfg, r.err
+	}
+	// The sizes decide what setup allocates, so they are checked first: the
+	// rest of the state holds A, Dim×Dim floats, and no population exceeds
+	// the bound of IPOP, which doubles it.
+	if d := cfg.Dim; d > 0 && d > len(r.b)/8/d {
+		r.fail("Dim = %d with %d bytes left", d, len(r.b))
+		return cfg, r.err
+	}
+	if cfg.Pairs > maxPopulation {
+		r.fail("Pairs = %d exceeds %d", cfg.Pairs, maxPopulation)
 		return cfg, r.err
 	}
 	rc, err := resolve(name, cfg)

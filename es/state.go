@@ -223,7 +223,9 @@ func (r *stateReader) matrix(m *linalg.Dense) {
 	if r.err != nil {
 		return
 	}
-	if rows < 0 || cols < 0 || (cols > 0 && rows > len(r.b)/8/cols) {
+	// A shape with one zero side would pass the length check with any
+	// number of rows and loop over them.
+	if rows < 0 || cols < 0 || (rows == 0) != (cols == 0) || (cols > 0 && rows > len(r.b)/8/cols) {
 		r.fail("matrix shape %d×%d with %d bytes left", rows, cols, len(r.b))
 		return
 	}
