@@ -164,12 +164,12 @@ func BenchmarkMinimize(b *testing.B) {
 }
 
 // BenchmarkCovarianceCheck measures the O(d^3) stop criteria on C = A A^T
-// that the strategies run every few generations (C = A A^T and its
-// eigendecomposition with vectors, es/stop.go), and reports their cost per
-// evaluation of hees, amortised over the generations between two checks,
-// in ns and in units of y = A x (timed after each check, as in
-// BenchmarkGeneration). BenchmarkGeneration at d = 1000 runs too few
-// generations to include a check.
+// that the strategies run every few generations (es/stop.go: C = A A^T and
+// its eigenvalues every eigenEvery-th check, with eigenvectors every
+// axisEvery-th of those), and reports their cost per evaluation of hees,
+// amortised over the generations between them, in ns and in units of
+// y = A x (timed after each round, as in BenchmarkGeneration).
+// BenchmarkGeneration at d = 1000 runs too few generations to include one.
 func BenchmarkCovarianceCheck(b *testing.B) {
 	for _, d := range benchDims {
 		b.Run(fmt.Sprintf("d=%d", d), func(b *testing.B) {
@@ -181,11 +181,15 @@ func BenchmarkCovarianceCheck(b *testing.B) {
 			k.setup(d, lambda)
 			const productsPerCheck = 20
 			var checks, products time.Duration
+			// One round is the O(d^3) work of eigenEvery·axisEvery checks:
+			// axisEvery decompositions of C, one of them with vectors.
 			for b.Loop() {
 				start := time.Now()
-				k.cov.MulAAT(a)
-				if err := k.eig.Factorize(&k.cov, true); err != nil {
-					b.Fatal(err)
+				for i := range axisEvery {
+					k.cov.MulAAT(a)
+					if err := k.eig.Factorize(&k.cov, i == 0); err != nil {
+						b.Fatal(err)
+					}
 				}
 				mid := time.Now()
 				for range productsPerCheck {
@@ -194,7 +198,7 @@ func BenchmarkCovarianceCheck(b *testing.B) {
 				checks += mid.Sub(start)
 				products += time.Since(mid)
 			}
-			evalsPerCheck := float64(k.every * lambda)
+			evalsPerCheck := float64(k.every * lambda * eigenEvery * axisEvery)
 			b.ReportMetric(float64(checks.Nanoseconds())/float64(b.N)/evalsPerCheck, "ns/eval")
 			perProduct := float64(products) / float64(b.N*productsPerCheck)
 			b.ReportMetric(float64(checks)/float64(b.N)/perProduct/evalsPerCheck, "MulVec/eval")
