@@ -1,0 +1,534 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/hees-dev/hees/es"
+	"github.com/hees-dev/hees/internal/atomicfile"
+	"github.com/hees-dev/hees/internal/statefile"
+	"github.com/hees-dev/hees/objectives"
+)
+
+// checkpointKind is the kind of a checkpoint in its container
+// (internal/statefile); the payload is the JSON of checkpointFile.
+const checkpointKind = "checkpoint/v1"
+
+// lockWait is how long hees run and hees resume wait for the lock of a
+// checkpoint: its holder is a running process, so waiting longer would
+// only delay the error.
+const lockWait = 100 * time.Millisecond
+
+// checkpointFile is the payload of a checkpoint: what hees resume needs to
+// continue a run and print what the run would have printed (issue 7, item
+// 1).
+type checkpointFile struct {
+	// Run holds the settings of the run, its defaults resolved.
+	Run runSettings `json:"run"`
+	// Every is the number of generations between two checkpoints.
+	Every int `json:"every"`
+	// Strategy is the strategy's MarshalBinary (the IPOP wrapper's with
+	// -restarts ipop) after its last complete generation: only the
+	// evaluations told to it count, never those of a generation abandoned
+	// by a signal or a failure.
+	Strategy []byte `json:"strategy"`
+	// Stop is why the run stopped, once it has for good (then hees resume
+	// only prints the summary), and "" while it can go on, which includes
+	// a stop by a signal, -max-time or a failed objective.
+	Stop es.Reason `json:"stop"`
+	// Elapsed is the wall-clock time of the work up to this state, summed
+	// over the invocations.
+	Elapsed time.Duration `json:"elapsed"`
+	// TraceBytes is the length of the trace file's content up to this
+	// state; hees resume cuts off rows that a killed run appended after
+	// it.
+	TraceBytes int64 `json:"trace_bytes"`
+}
+
+// checkpointer writes the checkpoints of a run.
+type checkpointer struct {
+	path   string
+	file   checkpointFile // the content of the next write
+	unlock func() error
+
+	// trace is the run's trace (nil without -trace), traceRows the number
+	// of its rows already in the trace file.
+	trace     *es.Trace
+	traceRows int
+
+	started       time.Time     // start of this invocation
+	elapsedBefore time.Duration // Elapsed of the checkpoint it started from
+
+	// savedGeneration and savedStop describe the checkpoint on disk.
+	savedGeneration int
+	savedStop       es.Reason
+	// created says that this invocation created the checkpoint.
+	created bool
+	// err is the first failed write during the run.
+	err error
+}
+
+// checkpointState is a decoded checkpoint: its content, the strategy
+// restored, and the problem (nil for a run of an external program).
+type checkpointState struct {
+	file     checkpointFile
+	strategy es.Strategy
+	problem  objectives.Problem
+}
+
+// resumableReason reports whether a run that stopped for reason can go on
+// from its checkpoint: a signal, the time limit, a failed objective, or a
+// failed checkpoint write (which cancels the run).
+func resumableReason(reason es.Reason) bool {
+	switch reason {
+	case es.ReasonCanceled, es.ReasonTimeLimit, es.ReasonObjectiveError, es.ReasonStrategyError:
+		return true
+	}
+	return false
+}
+
+// lockCheckpoint takes the lock file of the checkpoint at path, so that two
+// processes never write the same checkpoint.
+func lockCheckpoint(ctx context.Context, path string) (func() error, error) {
+	ctx, cancel := context.WithTimeout(ctx, lockWait)
+	defer cancel()
+	unlock, err := atomicfile.Lock(ctx, path+".lock")
+	if errors.Is(err, context.DeadlineExceeded) {
+		return nil, fmt.Errorf("%s is in use by another hees process (%s is locked)", path, path+".lock")
+	}
+	if err == nil {
+		removeStaleTemps(path)
+	}
+	return unlock, err
+}
+
+// removeStaleTemps removes the temporary files that a process killed while
+// replacing the file at path left behind (atomicfile.WriteFile names them
+// .NAME.*.tmp). The caller holds the lock of path, under which every write
+// of path happens, so no other process is writing one of them.
+func removeStaleTemps(path string) {
+	dir, name := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return // best effort: a leftover is harmless, only clutter
+	}
+	for _, e := range entries {
+		if n := e.Name(); strings.HasPrefix(n, "."+name+".") && strings.HasSuffix(n, ".tmp") && e.Type().IsRegular() {
+			os.Remove(filepath.Join(dir, n))
+		}
+	}
+}
+
+// createCheckpoint starts the checkpoints of a new run of s with the
+// settings rs at path, which must not exist, and writes the first one.
+func createCheckpoint(ctx context.Context, path string, every int, rs *runSettings, s es.Strategy) (*checkpointer, error) {
+	if dir, err := os.Stat(filepath.Dir(path)); err != nil || !dir.IsDir() {
+		return nil, fmt.Errorf("-checkpoint %s: no directory %s to write it in", path, filepath.Dir(path))
+	}
+	unlock, err := lockCheckpoint(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	c := &checkpointer{
+		path:    path,
+		file:    checkpointFile{Run: *rs, Every: every},
+		unlock:  unlock,
+		started: time.Now(),
+		created: true,
+	}
+	if _, err := os.Lstat(path); !errors.Is(err, fs.ErrNotExist) {
+		c.close()
+		if err == nil {
+			err = fmt.Errorf("-checkpoint %s exists: continue its run with hees resume %s, or remove it to start anew", path, path)
+		}
+		return nil, err
+	}
+	if rs.Trace != "" {
+		header := traceHeader()
+		if err := atomicfile.WriteFile(rs.Trace, header, 0o644); err != nil {
+			c.close()
+			return nil, fmt.Errorf("writing the trace: %w", err)
+		}
+		c.file.TraceBytes = int64(len(header))
+	}
+	if err := c.write(s, ""); err != nil {
+		c.close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// openCheckpoint reads the checkpoint at path for hees resume. A missing
+// file is a usageError; a truncated, corrupt or foreign one an error that
+// says which (the causes of internal/statefile).
+func openCheckpoint(ctx context.Context, path string) (*checkpointer, *checkpointState, error) {
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, usagef("checkpoint %s does not exist (hees run -checkpoint %s writes it)", path, path)
+	}
+	// The file is checked before the lock is taken, so that a file that
+	// is not a checkpoint does not get a FILE.lock next to it, and read
+	// again under the lock, so that it is the latest version.
+	if _, err := readCheckpoint(path); err != nil {
+		return nil, nil, err
+	}
+	unlock, err := lockCheckpoint(ctx, path)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := readCheckpoint(path)
+	if err != nil {
+		unlock()
+		return nil, nil, err
+	}
+	c := &checkpointer{
+		path:            path,
+		file:            st.file,
+		unlock:          unlock,
+		started:         time.Now(),
+		elapsedBefore:   st.file.Elapsed,
+		savedGeneration: st.strategy.Generation(),
+		savedStop:       st.file.Stop,
+	}
+	if st.file.Stop == "" && st.file.Run.Trace != "" {
+		if err := c.restoreTrace(); err != nil {
+			c.close()
+			return nil, nil, err
+		}
+	}
+	return c, st, nil
+}
+
+// readCheckpoint reads and decodes the checkpoint at path; errors name the
+// path.
+func readCheckpoint(path string) (*checkpointState, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	st, err := decodeCheckpoint(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return st, nil
+}
+
+// restoreTrace cuts the trace file back to the length it had at the
+// checkpoint, removing the rows of generations after it.
+func (c *checkpointer) restoreTrace() error {
+	path, size := c.file.Run.Trace, c.file.TraceBytes
+	header := traceHeader()
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return fmt.Errorf("the trace of the run: %w", err)
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("the trace of the run: %w", err)
+	}
+	head := make([]byte, len(header))
+	if _, err := io.ReadFull(f, head); err != nil || info.Size() < size || !bytes.Equal(head, header) {
+		return fmt.Errorf("the trace %s is not the one of the checkpoint (it has %d bytes, the checkpoint %d bytes of it); was it changed?",
+			path, info.Size(), size)
+	}
+	if err := f.Truncate(size); err != nil {
+		return fmt.Errorf("the trace of the run: %w", err)
+	}
+	return nil
+}
+
+// discardIfNew removes the checkpoint when this invocation created it and
+// the run could not start (its program did not start): the settings it
+// holds would only fail again. It reports whether it did.
+func (c *checkpointer) discardIfNew() bool {
+	if c == nil || !c.created || c.savedGeneration != 0 {
+		return false
+	}
+	if c.file.Run.Trace != "" {
+		os.Remove(c.file.Run.Trace)
+	}
+	return os.Remove(c.path) == nil
+}
+
+// close releases the lock of the checkpoint.
+func (c *checkpointer) close() {
+	c.unlock() // the lock goes with the process anyway
+}
+
+// afterGeneration is called after every generation of the run (through
+// es.Options.Progress) and writes a checkpoint every Every generations. A
+// failed write stops the run through cancel.
+//
+// es.Minimize checks -Inf and the target after the generation is told
+// (and after this call): a checkpoint of a generation that meets them
+// records the stop, so that hees resume does not go on past it.
+func (c *checkpointer) afterGeneration(pr es.Progress, cancel context.CancelFunc) {
+	if c.err != nil || pr.Generation%c.file.Every != 0 {
+		return
+	}
+	if err := c.write(pr.Strategy, stopAfter(pr, c.file.Run.Target)); err != nil {
+		c.err = err
+		cancel()
+	}
+}
+
+// stopAfter returns the reason es.Minimize stops for right after the
+// generation that pr describes, given target (nil: none): -Inf, or a value
+// at the target; "" when it goes on.
+func stopAfter(pr es.Progress, target *float64) es.Reason {
+	switch {
+	case math.IsInf(pr.GenerationBest, -1):
+		return es.ReasonMinusInf
+	case target != nil && pr.GenerationBest <= *target:
+		return es.ReasonTarget
+	}
+	return ""
+}
+
+// finish writes the checkpoint of the strategy s once es.Minimize returned
+// res: it records the stop, unless the run can go on. It returns the first
+// failed write of the run.
+func (c *checkpointer) finish(s es.Strategy, res es.Result) error {
+	stop := res.Reason
+	if resumableReason(stop) {
+		stop = ""
+	}
+	err := c.write(s, stop)
+	if c.err != nil {
+		return c.err
+	}
+	return err
+}
+
+// write appends the new rows of the trace to the trace file, then replaces
+// the checkpoint with the state of s and stop. The trace comes first: a
+// kill between the two leaves rows past the checkpoint's TraceBytes, which
+// hees resume cuts off.
+func (c *checkpointer) write(s es.Strategy, stop es.Reason) error {
+	if err := c.appendTrace(); err != nil {
+		return fmt.Errorf("writing the trace: %w", err)
+	}
+	data, err := c.encode(s, stop)
+	if err == nil {
+		err = atomicfile.WriteFile(c.path, data, 0o644)
+	}
+	if err != nil {
+		return fmt.Errorf("writing the checkpoint: %w", err)
+	}
+	c.savedGeneration, c.savedStop = s.Generation(), stop
+	return nil
+}
+
+// encode returns the checkpoint file of the state of s and stop, with the
+// trace as far as appendTrace wrote it.
+func (c *checkpointer) encode(s es.Strategy, stop es.Reason) ([]byte, error) {
+	state, err := s.MarshalBinary()
+	if err != nil {
+		return nil, err
+	}
+	c.file.Strategy = state
+	c.file.Stop = stop
+	c.file.Elapsed = c.elapsedBefore + time.Since(c.started)
+	payload, err := json.Marshal(&c.file)
+	if err != nil {
+		return nil, err
+	}
+	return statefile.Encode(checkpointKind, payload)
+}
+
+// appendTrace writes the trace rows recorded since the last call at the
+// checkpoint's end of the trace file, and flushes them to disk.
+func (c *checkpointer) appendTrace() error {
+	if c.trace == nil || len(c.trace.Rows) == c.traceRows {
+		return nil
+	}
+	var buf bytes.Buffer
+	rows := es.Trace{Rows: c.trace.Rows[c.traceRows:]}
+	if err := rows.WriteCSV(&buf); err != nil {
+		return err
+	}
+	data := buf.Bytes()[len(traceHeader()):]
+	f, err := os.OpenFile(c.file.Run.Trace, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteAt(data, c.file.TraceBytes)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	c.file.TraceBytes += int64(len(data))
+	c.traceRows = len(c.trace.Rows)
+	return nil
+}
+
+// printResumeHint tells on w how to continue the run when the checkpoint
+// on disk can go on; it prints nothing for a nil c, a finished run, or a
+// checkpoint that is gone.
+func (c *checkpointer) printResumeHint(w io.Writer, name string) {
+	if c == nil || c.savedStop != "" {
+		return
+	}
+	if _, err := os.Stat(c.path); err != nil {
+		return
+	}
+	fmt.Fprintf(w, "%s: %s holds the run after generation %d; continue it with: hees resume %s\n",
+		name, c.path, c.savedGeneration, c.path)
+}
+
+// traceHeader returns the header line of a trace file.
+func traceHeader() []byte {
+	var buf bytes.Buffer
+	new(es.Trace).WriteCSV(&buf) // a bytes.Buffer does not fail
+	return buf.Bytes()
+}
+
+// decodeCheckpoint checks the bytes of a checkpoint file and returns its
+// content with the strategy restored. Errors of the container keep their
+// cause (statefile.ErrTruncated and so on).
+func decodeCheckpoint(data []byte) (*checkpointState, error) {
+	payload, err := statefile.DecodeKind(data, checkpointKind)
+	if err != nil {
+		return nil, err
+	}
+	return parseCheckpoint(payload)
+}
+
+// parseCheckpoint reads the payload of a checkpoint, restores its strategy
+// and checks that the settings agree with it.
+func parseCheckpoint(payload []byte) (*checkpointState, error) {
+	st := new(checkpointState)
+	if err := unmarshalStrict(payload, &st.file); err != nil {
+		return nil, fmt.Errorf("bad checkpoint: %v", err)
+	}
+	s, err := restoreStrategy(st.file.Run.Restarts, st.file.Strategy)
+	if err != nil {
+		return nil, fmt.Errorf("bad checkpoint: %v", err)
+	}
+	st.strategy = s
+	if err := st.check(); err != nil {
+		return nil, fmt.Errorf("bad checkpoint: %v", err)
+	}
+	return st, nil
+}
+
+// check validates the settings of a decoded checkpoint against its
+// strategy, and parses the problem. The strategy is restored first: its
+// state holds d coordinates, so a corrupted dimension cannot make the
+// problem allocate more than the file's size.
+func (st *checkpointState) check() error {
+	f, rs, s := &st.file, &st.file.Run, st.strategy
+	wantName := rs.Algo
+	if rs.Restarts == "ipop" {
+		wantName = "ipop-" + rs.Algo
+	}
+	switch {
+	case !slices.Contains(es.Names(), rs.Algo):
+		return fmt.Errorf("unknown algorithm %q", rs.Algo)
+	case s.Name() != wantName || s.Dim() != rs.Dim:
+		return fmt.Errorf("the strategy is %s in %d dimensions, the settings say %s in %d", s.Name(), s.Dim(), wantName, rs.Dim)
+	case (rs.Problem == "") == (rs.Command == ""):
+		return errors.New("want either a problem or a command")
+	case rs.MaxEvals < 0 || rs.Workers < 1 || rs.MaxTime < 0 || rs.EvalTimeout < 0 || rs.TraceEvery < 1 || f.Every < 1:
+		return fmt.Errorf("out of range: max_evals %d, workers %d, max_time %v, eval_timeout %v, trace_every %d, every %d",
+			rs.MaxEvals, rs.Workers, rs.MaxTime, rs.EvalTimeout, rs.TraceEvery, f.Every)
+	case rs.Target != nil && (math.IsNaN(*rs.Target) || math.IsInf(*rs.Target, 0)):
+		return fmt.Errorf("target %v is not finite", *rs.Target)
+	case f.Elapsed < 0 || f.TraceBytes < 0 || (rs.Trace == "") != (f.TraceBytes == 0):
+		return fmt.Errorf("elapsed %v, trace %q of %d bytes", f.Elapsed, rs.Trace, f.TraceBytes)
+	case resumableReason(f.Stop):
+		return fmt.Errorf("stop reason %q does not end a run", f.Stop)
+	}
+	if rs.Problem != "" {
+		p, err := objectives.Parse(rs.Problem, rs.Dim)
+		if err != nil {
+			return err
+		}
+		st.problem = p
+	}
+	return nil
+}
+
+// encode returns the bytes of the checkpoint file of st, with the state of
+// its strategy as it is now.
+func (st *checkpointState) encode() ([]byte, error) {
+	f := st.file
+	state, err := st.strategy.MarshalBinary()
+	if err != nil {
+		return nil, err
+	}
+	f.Strategy = state
+	payload, err := json.Marshal(&f)
+	if err != nil {
+		return nil, err
+	}
+	return statefile.Encode(checkpointKind, payload)
+}
+
+// unmarshalStrict decodes the JSON object data into v, rejecting unknown
+// fields and anything after the object.
+func unmarshalStrict(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("data after the JSON object")
+	}
+	return nil
+}
+
+// restoreStrategy restores a strategy from its MarshalBinary state: an
+// IPOP wrapper with restarts "ipop" (es.Load restores plain strategies
+// only), a plain strategy with "none".
+func restoreStrategy(restarts string, state []byte) (es.Strategy, error) {
+	switch restarts {
+	case "ipop":
+		w := new(es.IPOP)
+		if err := w.UnmarshalBinary(state); err != nil {
+			return nil, err
+		}
+		return w, nil
+	case "none":
+		return es.Load(state)
+	}
+	return nil, fmt.Errorf("restarts %q", restarts)
+}
+
+// restartsOf returns the restart count of s (IPOP), 0 for a strategy that
+// does not restart.
+func restartsOf(s es.Strategy) int {
+	if r, ok := s.(interface{ Restarts() int }); ok {
+		return r.Restarts()
+	}
+	return 0
+}
+
+// finishedResult is the result of a run whose checkpoint recorded that it
+// stopped for reason: what es.Minimize returned at that point, since
+// Minimize's best point is the strategy's and a run that stops normally
+// abandons no evaluation.
+func finishedResult(s es.Strategy, reason es.Reason) es.Result {
+	x, f := s.Best()
+	return es.Result{X: x, F: f, Evals: s.Evals(), Generations: s.Generation(), Restarts: restartsOf(s), Reason: reason}
+}

@@ -1,0 +1,232 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/hees-dev/hees/objectives"
+)
+
+// maxLineBytes bounds one input line of hees eval (64 MiB holds millions of
+// coordinates).
+const maxLineBytes = 64 << 20
+
+const evalHelp = `Usage: hees eval -f SPEC -d D [-opt] < points
+
+Evaluates the problem SPEC in dimension D at the points read from standard
+input, one point per line: D numbers separated by spaces or commas. Prints
+one value per line, in the shortest form that reads back to the same
+float64 (strconv 'g', -1). Blank lines are skipped.
+
+A bad line (the wrong count of numbers, something that is not a number, an
+empty field between commas) is reported on standard error with its line
+number, and nothing is printed for it; the remaining lines are still
+evaluated, so each good line keeps its value, and the exit status is 1.
+
+With -opt, standard input is not read: prints the optimum x* on one line
+(D numbers, so it can be fed back to hees eval) and f* on the next.
+
+%s
+Parameters as in ellipsoid:cond=1e4, rotellipsoid:seed=3,
+quadratic:cond=1e4,seed=3; BBOB instances as in bbob/f10/i3.
+
+Flags:
+`
+
+// runEval is the eval command.
+func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("hees eval", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	spec := fs.String("f", "", "problem `SPEC`, such as sphere or bbob/f10/i3 (required)")
+	dim := fs.Int("d", 0, "dimension `D` (required)")
+	opt := fs.Bool("opt", false, "print x* and f* instead of evaluating points")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintf(stdout, evalHelp, problemList())
+			fs.SetOutput(stdout)
+			fs.PrintDefaults()
+			return exitOK
+		}
+		fmt.Fprintf(stderr, "hees eval: %v (run 'hees help eval')\n", err)
+		return exitUsage
+	}
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	switch {
+	case fs.NArg() > 0:
+		fmt.Fprintf(stderr, "hees eval: unexpected argument %q (points are read from standard input)\n", fs.Arg(0))
+		return exitUsage
+	case !given["f"]:
+		fmt.Fprintln(stderr, "hees eval: -f SPEC is required (run 'hees help eval')")
+		return exitUsage
+	case !given["d"]:
+		fmt.Fprintln(stderr, "hees eval: -d D is required (run 'hees help eval')")
+		return exitUsage
+	}
+	p, err := objectives.Parse(*spec, *dim)
+	if err != nil {
+		fmt.Fprintf(stderr, "hees eval: %v\n", err)
+		return exitUsage
+	}
+
+	out := bufio.NewWriter(stdout)
+	status := exitOK
+	if *opt {
+		status = printOptimum(out, stderr, p)
+	} else {
+		// Flush the values before every read of the input, so that a caller
+		// that writes one point and waits for its value is not blocked.
+		in := &flushingReader{r: stdin, w: out}
+		status = evalLines(in, out, stderr, p)
+	}
+	if err := out.Flush(); err != nil {
+		fmt.Fprintf(stderr, "hees eval: writing the output: %v\n", err)
+		return exitFailure
+	}
+	return status
+}
+
+// printOptimum writes x* and f* of p, or reports that they are unknown.
+func printOptimum(out *bufio.Writer, stderr io.Writer, p objectives.Problem) int {
+	x, f, ok := p.Optimum()
+	if !ok {
+		fmt.Fprintf(stderr, "hees eval: the optimum of %s is not known\n", p.Name())
+		return exitFailure
+	}
+	for i, v := range x {
+		if i > 0 {
+			out.WriteByte(' ')
+		}
+		out.WriteString(formatValue(v))
+	}
+	out.WriteByte('\n')
+	out.WriteString(formatValue(f))
+	out.WriteByte('\n')
+	return exitOK
+}
+
+// evalLines evaluates p at every point of in, writing one value per good
+// line to out and one error per bad line to stderr. It returns exitFailure
+// if any line was bad or the input could not be read.
+func evalLines(in io.Reader, out *bufio.Writer, stderr io.Writer, p objectives.Problem) int {
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 0, 64<<10), maxLineBytes)
+	x := make([]float64, p.Dim())
+	status := exitOK
+	line := 0
+	for sc.Scan() {
+		line++
+		text := strings.TrimSpace(sc.Text())
+		if text == "" {
+			continue
+		}
+		if err := parsePoint(text, x); err != nil {
+			fmt.Fprintf(stderr, "hees eval: line %d: %v\n", line, err)
+			status = exitFailure
+			continue
+		}
+		out.WriteString(formatValue(p.Eval(x)))
+		out.WriteByte('\n')
+	}
+	if err := sc.Err(); err != nil {
+		if out.Flush() != nil {
+			// The read failed because the flush before it did; the caller
+			// reports the write error.
+			return exitFailure
+		}
+		if errors.Is(err, bufio.ErrTooLong) {
+			fmt.Fprintf(stderr, "hees eval: line %d: longer than %d MiB; stopped reading\n", line+1, maxLineBytes>>20)
+		} else {
+			fmt.Fprintf(stderr, "hees eval: reading standard input: %v\n", err)
+		}
+		return exitFailure
+	}
+	return status
+}
+
+// parsePoint reads the numbers of line into x. Numbers are separated by
+// commas, white space, or both; a comma with nothing but space on one side
+// (an empty field) is an error, as are a count other than len(x) and
+// anything strconv.ParseFloat rejects or finds out of range.
+func parsePoint(line string, x []float64) error {
+	n := 0
+	for _, field := range strings.Split(line, ",") {
+		words := strings.Fields(field)
+		if len(words) == 0 {
+			return errors.New("empty field between commas")
+		}
+		for _, w := range words {
+			v, err := strconv.ParseFloat(w, 64)
+			if err != nil {
+				if errors.Is(err, strconv.ErrRange) {
+					return fmt.Errorf("%q is out of the float64 range", w)
+				}
+				return fmt.Errorf("%q is not a number", w)
+			}
+			if n < len(x) {
+				x[n] = v
+			}
+			n++
+		}
+	}
+	if n != len(x) {
+		unit := "numbers"
+		if n == 1 {
+			unit = "number"
+		}
+		return fmt.Errorf("got %d %s, want %d", n, unit, len(x))
+	}
+	return nil
+}
+
+// problemList is the "Problems: ..." paragraph of the help, wrapped to 72
+// columns: the classic names, then the BBOB range.
+func problemList() string {
+	var words []string
+	bbob := 0
+	for _, name := range objectives.Names() {
+		if strings.HasPrefix(name, "bbob/") {
+			bbob++
+			continue
+		}
+		words = append(words, name+",")
+	}
+	words = append(words, fmt.Sprintf("bbob/f1 … bbob/f%d.", bbob))
+	var b strings.Builder
+	col := 0
+	for i, w := range append([]string{"Problems:"}, words...) {
+		if i > 0 && col+1+len([]rune(w)) > 72 {
+			b.WriteByte('\n')
+			col = 0
+		} else if i > 0 {
+			b.WriteByte(' ')
+			col++
+		}
+		b.WriteString(w)
+		col += len([]rune(w))
+	}
+	return b.String()
+}
+
+// formatValue writes v in the shortest form that parses back to v.
+func formatValue(v float64) string {
+	return strconv.FormatFloat(v, 'g', -1, 64)
+}
+
+// flushingReader flushes w before each read of r.
+type flushingReader struct {
+	r io.Reader
+	w *bufio.Writer
+}
+
+func (f *flushingReader) Read(p []byte) (int, error) {
+	if err := f.w.Flush(); err != nil {
+		return 0, err
+	}
+	return f.r.Read(p)
+}

@@ -1,0 +1,439 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/hees-dev/hees/es"
+	"github.com/hees-dev/hees/linalg"
+	"github.com/hees-dev/hees/objectives"
+)
+
+// checkGolden runs hees with args and compares exit status, standard output
+// and standard error with testdata/<name>.golden, in the format of
+// TestGolden (go test -update rewrites the file).
+func checkGolden(t *testing.T, name string, args []string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := run(args, strings.NewReader(""), &stdout, &stderr)
+	got := fmt.Sprintf("# hees %s\n-- stdin --\n\n-- exit --\n%d\n-- stdout --\n%s-- stderr --\n%s",
+		strings.Join(args, " "), code, stdout.String(), stderr.String())
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("output differs from %s:\n--- got\n%s\n--- want\n%s", path, got, want)
+	}
+}
+
+// TestExperimentGolden pins the help and the error lines of bad input.
+func TestExperimentGolden(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"experiment_help", []string{"experiment", "-h"}},
+		{"experiment_help_via_help", []string{"help", "experiment"}},
+		{"experiment_fig2_help", []string{"experiment", "fig2", "-h"}},
+		{"experiment_no_name", []string{"experiment"}},
+		{"experiment_unknown", []string{"experiment", "fig3"}},
+		{"experiment_unknown_flag", []string{"experiment", "fig2", "-budget", "10"}},
+		{"experiment_bad_dim", []string{"experiment", "condition", "-d", "1"}},
+		{"experiment_non_number", []string{"experiment", "fig2", "-runs", "many"}},
+		{"experiment_bad_runs", []string{"experiment", "condition", "-runs", "0"}},
+		{"experiment_bad_iters", []string{"experiment", "fig2", "-iters", "0"}},
+		{"experiment_bad_every", []string{"experiment", "fig2", "-every", "-3"}},
+		{"experiment_bad_budget", []string{"experiment", "condition", "-budget", "0"}},
+		{"experiment_bad_target", []string{"experiment", "condition", "-target", "NaN"}},
+		{"experiment_bad_workers", []string{"experiment", "fig2", "-workers", "-1"}},
+		{"experiment_extra_argument", []string{"experiment", "fig2", "out"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { checkGolden(t, tc.name, tc.args) })
+	}
+}
+
+// readCSV parses a CSV file and checks its header.
+func readCSV(t *testing.T, path, header string) [][]string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _, _ := strings.Cut(string(data), "\n")
+	if first != header {
+		t.Fatalf("%s: header %q, want %q", path, first, header)
+	}
+	rows, err := csv.NewReader(bytes.NewReader(data)).ReadAll()
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return rows[1:]
+}
+
+// checkSVG checks that path is an XML document with an <svg> root and
+// returns its text.
+func checkSVG(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var root struct{ XMLName xml.Name }
+	if err := xml.Unmarshal(data, &root); err != nil {
+		t.Fatalf("%s is not XML: %v", path, err)
+	}
+	if root.XMLName.Local != "svg" {
+		t.Fatalf("%s: root element <%s>, want <svg>", path, root.XMLName.Local)
+	}
+	// encoding/xml reads the first element only; decode every token too.
+	dec := xml.NewDecoder(bytes.NewReader(data))
+	for {
+		_, err := dec.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+	}
+	return string(data)
+}
+
+// runExperimentIn runs hees experiment with args and -out dir, and fails
+// the test unless it succeeds.
+func runExperimentIn(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	args = append([]string{"experiment"}, append(args, "-out", dir)...)
+	if code := run(args, nil, &stdout, &stderr); code != exitOK {
+		t.Fatalf("hees %s: exit %d, stderr:\n%s", strings.Join(args, " "), code, stderr.String())
+	}
+	return stdout.String()
+}
+
+// parseFloatCell parses a CSV cell written by formatCSVFloat.
+func parseFloatCell(t *testing.T, s string) float64 {
+	t.Helper()
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// TestFig2 runs a small Figure 2 and checks its files, the initial
+// covariance, the HE-ES's adaptation, and that the bytes do not depend on
+// the number of workers.
+func TestFig2(t *testing.T) {
+	const d, iters, every = 4, 200, 7
+	one, three := t.TempDir(), t.TempDir()
+	args := []string{"fig2", "-d", strconv.Itoa(d), "-runs", "3", "-iters", strconv.Itoa(iters), "-every", strconv.Itoa(every)}
+	out := runExperimentIn(t, one, append(args, "-workers", "1")...)
+	runExperimentIn(t, three, append(args, "-workers", "3")...)
+	for _, name := range []string{"fig2.csv", "fig2.svg"} {
+		a, err := os.ReadFile(filepath.Join(one, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(three, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s differs between -workers 1 and -workers 3", name)
+		}
+	}
+	if !strings.Contains(out, "wrote "+filepath.Join(one, "fig2.svg")) {
+		t.Errorf("stdout does not report the SVG:\n%s", out)
+	}
+	checkSVG(t, filepath.Join(one, "fig2.svg"))
+
+	rows := readCSV(t, filepath.Join(one, "fig2.csv"),
+		"strategy,iteration,evals,median_cond_C_minus_1,median_normtrace_C_minus_d,median_f_best")
+	points := iters/every + 2 // 0, 7, ..., 196 and 200
+	if len(rows) != 2*points {
+		t.Fatalf("%d rows, want %d", len(rows), 2*points)
+	}
+	// C0 = diag(1e3, 10, 0.1, 1e-3) for d = 4.
+	wantCond, wantTrace := 1e6-1, 1e3+10+0.1+1e-3-4
+	for si, name := range []string{"hees14", "cma11"} {
+		first, last := rows[si*points], rows[(si+1)*points-1]
+		if first[0] != name || first[1] != "0" || last[1] != strconv.Itoa(iters) {
+			t.Fatalf("rows of %s: first %q, last %q", name, first, last)
+		}
+		if got := parseFloatCell(t, first[3]); math.Abs(got-wantCond) > 1e-9*wantCond {
+			t.Errorf("%s: cond(C0) - 1 = %v, want %v", name, got, wantCond)
+		}
+		if got := parseFloatCell(t, first[4]); math.Abs(got-wantTrace) > 1e-12*wantTrace {
+			t.Errorf("%s: tr(C0) - d = %v, want %v", name, got, wantTrace)
+		}
+		if first[2] != "1" || first[5] != "4" { // f(1, 1, 1, 1) = 4 on the sphere
+			t.Errorf("%s at iteration 0: evals %s, best f %s; want 1 and 4", name, first[2], first[5])
+		}
+		wantEvals := 1 + iters
+		if name == "hees14" {
+			wantEvals = 1 + 4*iters
+		}
+		if last[2] != strconv.Itoa(wantEvals) {
+			t.Errorf("%s: %s evaluations after %d iterations, want %d", name, last[2], iters, wantEvals)
+		}
+	}
+	// The (1+4)-HE-ES's update contracts the condition number fast: after
+	// 200 iterations in d = 4 it is far below the initial 1e6.
+	if got := parseFloatCell(t, rows[points-1][3]); !(got < 1) {
+		t.Errorf("hees14: median cond(C) - 1 after %d iterations is %v, want below 1", iters, got)
+	}
+}
+
+// TestFig2MatchesLibraryTrace checks the values one run records at
+// iteration t against what es.Minimize's trace reports for the same
+// configuration after generation t (its cond_C and normtrace_C columns),
+// up to the rounding of the two formulas.
+func TestFig2MatchesLibraryTrace(t *testing.T) {
+	const d, iters = 5, 60
+	e := &fig2Experiment{experimentCommon: experimentCommon{dim: d, runs: 1}, iters: iters, every: 1}
+	its := e.recordedIterations()
+	r, err := e.oneRun("hees14", 7, its)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sphere, err := objectives.NewSphere(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x0 := []float64{1, 1, 1, 1, 1}
+	s, err := es.New("hees14", es.Config{Dim: d, Seed: 7, Sigma0: 1, X0: x0, A0: fig2InitialTransform(d), TolFun: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	trace := &es.Trace{}
+	if _, err := es.Minimize(context.Background(), es.Func(sphere.Eval), s, es.Options{Trace: trace, MaxEvals: 1 + 4*iters}); err != nil {
+		t.Fatal(err)
+	}
+	if len(trace.Rows) != iters+1 {
+		t.Fatalf("library trace has %d rows, want %d", len(trace.Rows), iters+1)
+	}
+	for k, row := range trace.Rows {
+		if row.Generation-1 != its[k] {
+			t.Fatalf("row %d is generation %d, want %d", k, row.Generation, its[k]+1)
+		}
+		if got, want := r.condMinus1[k], row.CondC-1; math.Abs(got-want) > 1e-9*math.Max(1, want) {
+			t.Errorf("iteration %d: cond(C) - 1 = %v, library %v", its[k], got, want)
+		}
+		if got, want := r.traceMinusD[k], row.NormTraceC-d; math.Abs(got-want) > 1e-12*math.Max(1, row.NormTraceC) {
+			t.Errorf("iteration %d: tr(C) - d = %v, library %v", its[k], got, want)
+		}
+		if r.fBest[k] != row.FBest {
+			t.Errorf("iteration %d: best f = %v, library %v", its[k], r.fBest[k], row.FBest)
+		}
+	}
+}
+
+// TestCovarianceDeviation compares with the direct formulas where they are
+// accurate, and with the series where the direct trace would cancel.
+func TestCovarianceDeviation(t *testing.T) {
+	// A moderately conditioned matrix: the library's NormalizedTrace - d
+	// and CondSym - 1 are accurate there.
+	c := linalg.NewDense(3, 3, []float64{
+		4, 1, 0.5,
+		1, 3, 0.2,
+		0.5, 0.2, 0.5,
+	})
+	values, _, err := linalg.SymEig(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cond, trace := covarianceDeviation(values)
+	wantCond, err := linalg.CondSym(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantTrace, err := linalg.NormalizedTrace(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(cond-(wantCond-1)) > 1e-13*wantCond || math.Abs(trace-(wantTrace-3)) > 1e-13*wantTrace {
+		t.Errorf("got (%v, %v), want (%v, %v)", cond, trace, wantCond-1, wantTrace-3)
+	}
+
+	// Eigenvalues e^(v_i) with Σ v_i = 0 and tiny v_i: the result is
+	// Σ (e^v - 1 - v) = Σ (v²/2 + v³/6 + v⁴/24 ...), with the odd terms
+	// cancelling in ± pairs, and cond - 1 = e^(2 v_max) - 1.
+	for _, v := range []float64{1e-3, 1e-7, 1e-12} {
+		vs := []float64{-2 * v, -v, 0, v, 2 * v}
+		values := make([]float64, len(vs))
+		for i, x := range vs {
+			values[i] = math.Exp(x) * 3 // any scale
+		}
+		cond, trace := covarianceDeviation(values)
+		want := 0.0
+		for _, x := range vs {
+			want += x*x/2 + x*x*x*x/24
+		}
+		// math.Exp rounds the eigenvalues by about 1e-16, which moves v by
+		// as much; the result moves by about v·1e-16 per term.
+		tol := 1e-10*want + 10*v*1e-16
+		if math.Abs(trace-want) > tol {
+			t.Errorf("v = %g: tr - d = %v, want %v ± %v", v, trace, want, tol)
+		}
+		if wantCond := math.Expm1(4 * v); math.Abs(cond-wantCond) > 1e-9*wantCond+1e-15 {
+			t.Errorf("v = %g: cond - 1 = %v, want %v", v, cond, wantCond)
+		}
+	}
+
+	for _, bad := range [][]float64{{0, 1}, {-1, 1}, {1, math.Inf(1)}, {math.NaN(), 1}} {
+		if c, tr := covarianceDeviation(bad); !math.IsNaN(c) || !math.IsNaN(tr) {
+			t.Errorf("covarianceDeviation(%v) = %v, %v; want NaNs", bad, c, tr)
+		}
+	}
+}
+
+// TestMedianOf checks odd and even counts and that NaN ranks last.
+func TestMedianOf(t *testing.T) {
+	nan := math.NaN()
+	for _, tc := range []struct {
+		in   []float64
+		want float64
+	}{
+		{[]float64{3}, 3},
+		{[]float64{5, 1, 3}, 3},
+		{[]float64{4, 1, 3, 2}, 2.5},
+		{[]float64{nan, 1, 2}, 2},
+		{[]float64{nan, nan, 1}, nan},
+		{[]float64{math.Inf(1), 1, 2}, 2},
+		{[]float64{math.Inf(1), math.Inf(1), 2}, math.Inf(1)},
+	} {
+		got := medianOf(append([]float64(nil), tc.in...))
+		if got != tc.want && !(math.IsNaN(got) && math.IsNaN(tc.want)) {
+			t.Errorf("medianOf(%v) = %v, want %v", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestCondition runs a small condition experiment and checks its files,
+// each run against es.Minimize with the same settings, and that the bytes
+// do not depend on the number of workers.
+func TestCondition(t *testing.T) {
+	const d, runs, budget = 3, 3, 4000
+	one, three := t.TempDir(), t.TempDir()
+	args := []string{"condition", "-d", strconv.Itoa(d), "-runs", strconv.Itoa(runs), "-budget", strconv.Itoa(budget)}
+	runExperimentIn(t, one, append(args, "-workers", "1")...)
+	runExperimentIn(t, three, append(args, "-workers", "3")...)
+	for _, name := range []string{"condition.csv", "condition_summary.csv", "condition.svg"} {
+		a, err := os.ReadFile(filepath.Join(one, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(three, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s differs between -workers 1 and -workers 3", name)
+		}
+	}
+	svg := checkSVG(t, filepath.Join(one, "condition.svg"))
+	for _, name := range conditionStrategies {
+		if !strings.Contains(svg, ">"+name+"<") {
+			t.Errorf("the SVG has no legend entry %q", name)
+		}
+	}
+
+	rows := readCSV(t, filepath.Join(one, "condition.csv"), "strategy,cond,run,seed,evals,reached,capped,stop,f_best")
+	if len(rows) != len(conditionStrategies)*len(conditionNumbers)*runs {
+		t.Fatalf("%d rows, want %d", len(rows), len(conditionStrategies)*len(conditionNumbers)*runs)
+	}
+	capped := 0
+	for _, row := range rows {
+		name, cond, seed := row[0], parseFloatCell(t, row[1]), parseFloatCell(t, row[3])
+		evals, fBest := parseFloatCell(t, row[4]), parseFloatCell(t, row[8])
+		reached, isCapped := row[5] == "true", row[6] == "true"
+		if reached == isCapped {
+			t.Errorf("%q: reached and capped must differ here (no other stop is expected)", row)
+		}
+		if isCapped {
+			capped++
+		}
+		// The same run through the library's driver.
+		p, err := objectives.NewEllipsoid(d, cond)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := es.New(name, es.Config{Dim: d, Seed: uint64(seed), Sigma0: 2, Box: 3, TolFun: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		target := 1e-8
+		res, err := es.Minimize(context.Background(), es.Func(p.Eval), s, es.Options{MaxEvals: budget, Target: &target})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.F != fBest || string(res.Reason) != row[7] {
+			t.Errorf("%q: library run ends with f = %v (%s)", row, res.F, res.Reason)
+		}
+		switch {
+		case reached:
+			// Counted to the first value <= target in row order; the driver
+			// counts whole generations.
+			if fBest > target || evals > float64(res.Evals) || evals <= float64(res.Evals-s.Lambda()) {
+				t.Errorf("%q: library run took %d evaluations (lambda %d)", row, res.Evals, s.Lambda())
+			}
+		default:
+			if evals != float64(res.Evals) || evals > budget || fBest <= target {
+				t.Errorf("%q: library run took %d evaluations", row, res.Evals)
+			}
+		}
+	}
+	// The (1+1)-ES needs about cond times more evaluations on the
+	// ellipsoid than on the sphere: the budget caps it at 1e6.
+	if capped == 0 {
+		t.Error("no run was capped: the test wants es11 at condition 1e6 to hit the budget")
+	}
+
+	summary := readCSV(t, filepath.Join(one, "condition_summary.csv"),
+		"strategy,cond,runs,reached,median_evals,min_evals,max_evals,budget")
+	if len(summary) != len(conditionStrategies)*len(conditionNumbers) {
+		t.Fatalf("%d summary rows, want %d", len(summary), len(conditionStrategies)*len(conditionNumbers))
+	}
+	for i, row := range summary {
+		own := rows[i*runs : (i+1)*runs]
+		var evals []float64
+		reached := 0
+		for _, r := range own {
+			if r[0] != row[0] || r[1] != row[1] {
+				t.Fatalf("summary row %q does not match run row %q", row, r)
+			}
+			v := math.Inf(1)
+			if r[5] == "true" {
+				v = parseFloatCell(t, r[4])
+				reached++
+			}
+			evals = append(evals, v)
+		}
+		if row[3] != strconv.Itoa(reached) {
+			t.Errorf("summary %q: reached %s, counted %d", row, row[3], reached)
+		}
+		median := medianOf(evals)
+		if got := parseFloatCell(t, row[4]); got != median || parseFloatCell(t, row[5]) != evals[0] || parseFloatCell(t, row[6]) != evals[runs-1] {
+			t.Errorf("summary %q: want median %v, min %v, max %v", row, median, evals[0], evals[runs-1])
+		}
+	}
+}

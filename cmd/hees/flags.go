@@ -1,0 +1,252 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/signal"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/hees-dev/hees/es"
+)
+
+// usageError is a bad command line (an unknown flag, a bad value, an
+// unknown algorithm or problem): its message goes on one line of standard
+// error and the exit status is exitUsage.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+// usagef returns a usageError with a formatted message.
+func usagef(format string, args ...any) error {
+	return &usageError{fmt.Sprintf(format, args...)}
+}
+
+// report writes err on one line of stderr prefixed by the command name and
+// returns the exit status it calls for: exitUsage for a usageError,
+// exitFailure otherwise.
+func report(stderr io.Writer, cmd string, err error) int {
+	fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
+	if ue := (*usageError)(nil); errors.As(err, &ue) {
+		return exitUsage
+	}
+	return exitFailure
+}
+
+// parseFlags parses args with fs, whose name is the command ("hees run").
+// It returns done = true when the command must end with the returned status:
+// after -h (the help text, then every flag with its default, on stdout) and
+// after a bad flag or an unexpected argument (one line on stderr).
+func parseFlags(fs *flag.FlagSet, args []string, help string, stdout, stderr io.Writer) (status int, done bool) {
+	operands, status, done := parseFlagsOperands(fs, args, help, stdout, stderr)
+	if !done && len(operands) > 0 {
+		fmt.Fprintf(stderr, "%s: unexpected argument %q (run 'hees help %s')\n", fs.Name(), operands[0], strings.TrimPrefix(fs.Name(), "hees "))
+		return exitUsage, true
+	}
+	return status, done
+}
+
+// parseFlagsOperands is parseFlags for a command that takes operands (hees
+// resume FILE): flags may come before and after them, and it returns the
+// operands in order.
+func parseFlagsOperands(fs *flag.FlagSet, args []string, help string, stdout, stderr io.Writer) (operands []string, status int, done bool) {
+	fs.SetOutput(io.Discard)
+	for {
+		err := fs.Parse(args)
+		switch {
+		case errors.Is(err, flag.ErrHelp):
+			fmt.Fprint(stdout, help)
+			fs.SetOutput(stdout)
+			fs.PrintDefaults()
+			return nil, exitOK, true
+		case err != nil:
+			fmt.Fprintf(stderr, "%s: %v (run 'hees help %s')\n", fs.Name(), err, strings.TrimPrefix(fs.Name(), "hees "))
+			return nil, exitUsage, true
+		case fs.NArg() == 0:
+			return operands, exitOK, false
+		}
+		operands = append(operands, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}
+
+// given reports the names of the flags set on the command line.
+func given(fs *flag.FlagSet) map[string]bool {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	return set
+}
+
+// pointFlag is a point given as comma-separated numbers (-x0).
+type pointFlag []float64
+
+func (p *pointFlag) String() string {
+	words := make([]string, len(*p))
+	for i, v := range *p {
+		words[i] = formatValue(v)
+	}
+	return strings.Join(words, ",")
+}
+
+func (p *pointFlag) Set(s string) error {
+	var x []float64
+	for w := range strings.SplitSeq(s, ",") {
+		v, err := strconv.ParseFloat(strings.TrimSpace(w), 64)
+		if err != nil || math.IsInf(v, 0) || math.IsNaN(v) {
+			return fmt.Errorf("%q is not a finite number", strings.TrimSpace(w))
+		}
+		x = append(x, v)
+	}
+	*p = x
+	return nil
+}
+
+// countFlag is a non-negative count that may be written as an integer or
+// in exponent form (1e5). Before Set it shows def as its default: the
+// command derives the actual default (-max-evals: 10000*d).
+type countFlag struct {
+	n   int
+	set bool
+	def string
+}
+
+func (c *countFlag) String() string {
+	if !c.set {
+		return c.def
+	}
+	return strconv.Itoa(c.n)
+}
+
+func (c *countFlag) Set(s string) error {
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || v < 0 || v != math.Floor(v) || v > 1<<53 {
+		return errors.New("want a non-negative integer such as 20000 or 2e4")
+	}
+	c.n, c.set = int(v), true
+	return nil
+}
+
+// targetFlag is a target value, or "none". Before Set it shows def as its
+// default: the command derives the actual default (run: f* + 1e-8 when f*
+// is known).
+type targetFlag struct {
+	value *float64 // nil: none
+	set   bool
+	def   string
+}
+
+func (t *targetFlag) String() string {
+	switch {
+	case !t.set:
+		return t.def
+	case t.value == nil:
+		return "none"
+	}
+	return formatValue(*t.value)
+}
+
+func (t *targetFlag) Set(s string) error {
+	if s == "none" {
+		t.value, t.set = nil, true
+		return nil
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return errors.New(`want a finite number or "none"`)
+	}
+	t.value, t.set = &v, true
+	return nil
+}
+
+// strategyFlags are the flags that build a strategy, shared by run and init.
+type strategyFlags struct {
+	algo        string
+	seed        uint64
+	sigma0      float64
+	x0          pointFlag
+	box         float64
+	restarts    string
+	maxRestarts int
+}
+
+// register defines the flags on fs. boxDefault describes the default box
+// half-width (0 on the command line), which differs between run and init.
+func (sf *strategyFlags) register(fs *flag.FlagSet, boxDefault string) {
+	fs.StringVar(&sf.algo, "algo", "hees", "strategy `NAME`: "+strings.Join(es.Names(), ", "))
+	fs.Uint64Var(&sf.seed, "seed", 1, "master `SEED` of every random draw")
+	fs.Float64Var(&sf.sigma0, "sigma0", 2, "initial step size `S`")
+	fs.Var(&sf.x0, "x0", "initial mean `X1,X2,...` (default: uniform in [-B, B]^d, drawn from the seed)")
+	fs.Float64Var(&sf.box, "box", 0, "half-width `B` of the box of a drawn x0 (default "+boxDefault+")")
+	fs.StringVar(&sf.restarts, "restarts", "none", "restart `MODE`: none, or ipop (restart with a doubled population when the strategy stops)")
+	fs.IntVar(&sf.maxRestarts, "max-restarts", 0, "with -restarts ipop, at most `N` restarts (0: no limit)")
+}
+
+// config checks the flags for dimension dim and returns the strategy's
+// configuration. box is the half-width used when -box is not given.
+func (sf *strategyFlags) config(dim int, box float64) (es.Config, error) {
+	if !slices.Contains(es.Names(), sf.algo) {
+		return es.Config{}, usagef("unknown algorithm %q (want one of %s)", sf.algo, strings.Join(es.Names(), ", "))
+	}
+	if sf.restarts != "none" && sf.restarts != "ipop" {
+		return es.Config{}, usagef(`-restarts %q: want none or ipop`, sf.restarts)
+	}
+	if sf.maxRestarts < 0 || (sf.maxRestarts > 0 && sf.restarts != "ipop") {
+		return es.Config{}, usagef("-max-restarts %d: want a non-negative count, with -restarts ipop", sf.maxRestarts)
+	}
+	if !(sf.sigma0 > 0) || math.IsInf(sf.sigma0, 1) {
+		return es.Config{}, usagef("-sigma0 %v: want a positive finite number", sf.sigma0)
+	}
+	if sf.box != 0 {
+		box = sf.box
+	}
+	if !(box > 0) || math.IsInf(box, 1) {
+		return es.Config{}, usagef("-box %v: want a positive finite number", box)
+	}
+	if sf.x0 != nil && len(sf.x0) != dim {
+		return es.Config{}, usagef("-x0 has %d numbers, want d = %d", len(sf.x0), dim)
+	}
+	return es.Config{Dim: dim, Seed: sf.seed, Sigma0: sf.sigma0, X0: sf.x0, Box: box}, nil
+}
+
+// strategy returns the strategy the flags name, configured by cfg: the plain
+// strategy, or an IPOP wrapper around it with -restarts ipop.
+func (sf *strategyFlags) strategy(cfg es.Config) (es.Strategy, error) {
+	if sf.restarts == "ipop" {
+		return es.NewIPOP(sf.algo, cfg, es.IPOPConfig{MaxRestarts: sf.maxRestarts})
+	}
+	return es.New(sf.algo, cfg)
+}
+
+// checkDim reports a dimension below 1 as a usage error.
+func checkDim(dim int) error {
+	if dim < 1 {
+		return usagef("-d %d: the dimension must be at least 1", dim)
+	}
+	return nil
+}
+
+// formatPoint writes x as numbers separated by single spaces, each in the
+// shortest form that reads back to the same float64.
+func formatPoint(x []float64) string {
+	var b strings.Builder
+	for i, v := range x {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(formatValue(v))
+	}
+	return b.String()
+}
+
+// signalContext returns a context canceled by Ctrl-C or SIGTERM: it stops a
+// run, or the wait for a lock.
+func signalContext() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+}

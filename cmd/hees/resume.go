@@ -1,0 +1,73 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"io"
+)
+
+const resumeHelp = `Usage: hees resume [flags] FILE
+
+Continues the run whose checkpoint FILE was written by hees run -checkpoint,
+from the last generation in FILE, with the settings stored there: the
+problem or program, the strategy and its seed, the budget, the target,
+-restarts, -workers, -max-time, -trace and -checkpoint-every. It keeps
+writing FILE as the run did, so a run may be stopped and resumed any number
+of times.
+
+It prints the summary that the run would have printed had it never been
+stopped; with -json, the same bytes. So the evaluations of a generation
+abandoned by the interruption are not counted: they were never told to the
+strategy, and the resumed run evaluates that generation again. A run that
+had already finished is not continued: its summary is printed again.
+-max-time limits each invocation anew.
+
+A missing FILE is a usage error (exit status 2). A truncated or corrupted
+FILE, a file of another version, or one that is not a checkpoint is an error
+that says which (exit status 1); FILE is then left as it is, and no run is
+started.
+
+Flags:
+`
+
+// runResume is the resume command.
+func runResume(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	const name = "hees resume"
+	var out outputFlags
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	out.register(fs)
+	workers := fs.Int("workers", 0, "evaluate in `N` goroutines or processes (0: as the run did); the result does not depend on it")
+	files, status, done := parseFlagsOperands(fs, args, resumeHelp, stdout, stderr)
+	if done {
+		return status
+	}
+	switch {
+	case len(files) != 1:
+		return report(stderr, name, usagef("give one checkpoint FILE, got %d arguments (run 'hees help resume')", len(files)))
+	case *workers < 0:
+		return report(stderr, name, usagef("-workers %d: want at least 1, or 0 for the run's", *workers))
+	}
+	if err := out.check(); err != nil {
+		return report(stderr, name, err)
+	}
+
+	ctx, stop := signalContext()
+	defer stop()
+	// After the first signal, a second one ends hees the default way.
+	context.AfterFunc(ctx, stop)
+	cp, st, err := openCheckpoint(ctx, files[0])
+	if err != nil {
+		return report(stderr, name, err)
+	}
+	defer cp.close()
+	rs := &cp.file.Run
+	if *workers > 0 {
+		rs.Workers = *workers
+	}
+	if st.file.Stop != "" {
+		res := finishedResult(st.strategy, st.file.Stop)
+		res.Elapsed = st.file.Elapsed
+		return printResult(name, rs, st.problem, st.strategy, res, nil, cp, out, stdout, stderr)
+	}
+	return execute(ctx, name, rs, st.problem, st.strategy, cp, out, stdout, stderr)
+}

@@ -1,0 +1,553 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/hees-dev/hees/es"
+	"github.com/hees-dev/hees/internal/atomicfile"
+	"github.com/hees-dev/hees/internal/extproc"
+	"github.com/hees-dev/hees/objectives"
+)
+
+// Defaults of hees run that depend on the problem.
+const (
+	// budgetPerDim is the default evaluation budget per dimension: 10000*d,
+	// the budget COCO's experiments commonly give a restarted optimizer.
+	budgetPerDim = 10000
+	// targetGap is the default target's distance to a known f*: 1e-8,
+	// COCO's final target precision.
+	targetGap = 1e-8
+	// commandBox is the default half-width of the box of x0 with -cmd,
+	// where no problem gives one: that of the classic functions.
+	commandBox = 3
+	// defaultCheckpointEvery is the default of -checkpoint-every: a count
+	// of generations rather than a wall-clock interval, so that where the
+	// checkpoints fall does not depend on the machine. A write costs two
+	// fsyncs, 0.5 to 5 ms on a shared virtual disk: with 10, the 280
+	// generations of "hees run" (2 ms without checkpoints) take 0.1 s,
+	// while a run whose generations take seconds, the kind that needs
+	// checkpoints, loses at most 10 of them and does not notice the writes.
+	defaultCheckpointEvery = 10
+)
+
+const runHelp = `Usage: hees run [flags]
+
+Minimizes a test problem (-f SPEC) or an external program (-cmd) with an
+evolution strategy. "hees run" alone runs hees on the 10-D ellipsoid.
+
+Prints a summary: the strategy, the problem, the evaluations, the best value
+and point, why the run stopped, and the time. With -json the summary is one
+JSON object: strategy, problem (or command), dim, seed, max_evals, target,
+evals, generations, restarts, f_best, x_best, stop_reason, and error when
+the run failed. It has no time field, so the same flags give the same bytes
+whatever -workers is. Floats read back to the same float64 bits; a value
+that JSON cannot hold is written as the string "NaN", "+Inf" or "-Inf".
+
+The run stops at the first of: the target is reached, the budget would be
+exceeded by the next generation, the strategy's own criteria (and with
+-restarts ipop, no restart is left), -max-time passes, Ctrl-C or SIGTERM.
+
+With -cmd "PROGRAM ARGS", PROGRAM is started once per worker and kept
+running: hees writes a point to its standard input as one line of d numbers
+separated by spaces and reads the value from its standard output, one line
+per point; the program must flush its output after each answer, and exit at
+the end of its input. A crash, an answer that is not a number or a missing
+answer stops the run: the error (naming the point and the program's
+standard error) and the best point so far are printed, exit status 1.
+
+On a terminal, a status line on standard error shows the evaluations, the
+best value, sigma and cond(C) (up to d = 100), at most 4 times a second;
+elsewhere nothing is shown unless -v (a line a second). -q shows nothing.
+Ctrl-C stops the run, and the best point so far is printed with the stop
+reason "canceled" and exit status 1.
+
+With -checkpoint FILE, the run keeps its complete state (the strategy, the
+settings, the trace so far) in FILE, which must not exist yet: FILE is
+written at the start, after every N generations (-checkpoint-every), at the
+end and on Ctrl-C or SIGTERM, and each write replaces it atomically (a
+crash leaves the previous version). "hees resume FILE" continues a run
+stopped by a signal, a crash, a kill, -max-time or a failed program from
+the last state in FILE, and prints what the run would have printed had it
+not been stopped: with -json, the same bytes. FILE.lock, next to FILE, keeps
+two processes from running the same checkpoint. With -trace, the trace file
+grows at each checkpoint instead of being written at the end.
+
+%s
+
+Flags:
+`
+
+// runFlags are the flags of hees run.
+type runFlags struct {
+	strategyFlags
+	outputFlags
+	problem         string
+	command         string
+	dim             int
+	maxEvals        countFlag
+	target          targetFlag
+	workers         int
+	maxTime         time.Duration
+	evalTimeout     time.Duration
+	trace           string
+	traceEvery      int
+	checkpoint      string
+	checkpointEvery int
+}
+
+// outputFlags choose what a run shows; hees resume takes them again.
+type outputFlags struct {
+	json    bool
+	quiet   bool
+	verbose bool
+}
+
+// register defines -json, -q and -v on fs.
+func (of *outputFlags) register(fs *flag.FlagSet) {
+	fs.BoolVar(&of.json, "json", false, "print the summary as one JSON object")
+	fs.BoolVar(&of.quiet, "q", false, "show no progress on standard error")
+	fs.BoolVar(&of.verbose, "v", false, "show progress on standard error even when it is not a terminal")
+}
+
+// check reports -q with -v.
+func (of *outputFlags) check() error {
+	if of.quiet && of.verbose {
+		return usagef("give -q or -v, not both")
+	}
+	return nil
+}
+
+// runSettings are the settings of a run once its defaults are resolved:
+// all that hees resume needs to continue it, so a checkpoint keeps them.
+type runSettings struct {
+	Algo     string `json:"algo"`
+	Restarts string `json:"restarts"` // "none" or "ipop"
+	Seed     uint64 `json:"seed"`
+	// Problem is the spec given to -f, Command the program of -cmd; one of
+	// them is empty.
+	Problem     string        `json:"problem,omitempty"`
+	Command     string        `json:"command,omitempty"`
+	Dim         int           `json:"dim"`
+	MaxEvals    int           `json:"max_evals"` // 0: none
+	Target      *float64      `json:"target"`    // nil: none; finite
+	Workers     int           `json:"workers"`
+	MaxTime     time.Duration `json:"max_time"` // per invocation; 0: none
+	EvalTimeout time.Duration `json:"eval_timeout"`
+	Trace       string        `json:"trace,omitempty"` // "": no trace
+	TraceEvery  int           `json:"trace_every"`
+}
+
+// runReport is the -json output of hees run.
+type runReport struct {
+	Strategy    string      `json:"strategy"`
+	Problem     string      `json:"problem,omitempty"`
+	Command     string      `json:"command,omitempty"`
+	Dim         int         `json:"dim"`
+	Seed        uint64      `json:"seed"`
+	MaxEvals    int         `json:"max_evals"`
+	Target      *jsonFloat  `json:"target"`
+	Evals       int         `json:"evals"`
+	Generations int         `json:"generations"`
+	Restarts    int         `json:"restarts"`
+	FBest       jsonFloat   `json:"f_best"`
+	XBest       []jsonFloat `json:"x_best"`
+	StopReason  es.Reason   `json:"stop_reason"`
+	Error       string      `json:"error,omitempty"`
+}
+
+// jsonFloat is a float64 written as a JSON number by encoding/json (which
+// reads back to the same bits), or as the string "NaN", "+Inf" or "-Inf",
+// which JSON numbers cannot express.
+type jsonFloat float64
+
+// MarshalJSON implements json.Marshaler.
+func (f jsonFloat) MarshalJSON() ([]byte, error) {
+	v := float64(f)
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return []byte(`"` + formatSpecial(v) + `"`), nil
+	}
+	return json.Marshal(v)
+}
+
+// formatSpecial writes NaN and the infinities as "NaN", "+Inf" and "-Inf".
+func formatSpecial(v float64) string {
+	if math.IsInf(v, 1) {
+		return "+Inf"
+	}
+	return formatValue(v)
+}
+
+// runRun is the run command.
+func runRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	const name = "hees run"
+	var rf runFlags
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	rf.strategyFlags.register(fs, "the problem's box: 5 for BBOB, 3 otherwise and with -cmd")
+	fs.StringVar(&rf.problem, "f", "ellipsoid", "problem `SPEC` (see above)")
+	fs.StringVar(&rf.command, "cmd", "", "optimise the external `PROGRAM` instead of a problem; needs -d")
+	fs.IntVar(&rf.dim, "d", 10, "dimension `D`")
+	rf.maxEvals.def = fmt.Sprintf("%d*d", budgetPerDim)
+	fs.Var(&rf.maxEvals, "max-evals", "evaluation budget `N` (0: none)")
+	rf.target.def = "f*+1e-8 when f* is known, else none"
+	fs.Var(&rf.target, "target", "stop when a value is at most `F`, or none")
+	fs.IntVar(&rf.workers, "workers", 1, "evaluate in `N` goroutines (with -cmd, N processes)")
+	fs.DurationVar(&rf.maxTime, "max-time", 0, "stop after the wall-clock `TIME`, such as 90s or 2h (0: no limit)")
+	fs.DurationVar(&rf.evalTimeout, "eval-timeout", 0, "with -cmd, fail when one evaluation takes longer than `TIME` (0: no limit)")
+	fs.StringVar(&rf.trace, "trace", "", "write one CSV row per generation to `FILE`")
+	fs.IntVar(&rf.traceEvery, "trace-every", 1, "compute the trace's matrix columns (O(d^3)) every `N` generations")
+	fs.StringVar(&rf.checkpoint, "checkpoint", "", "keep the state of the run in the new `FILE`, for hees resume")
+	fs.IntVar(&rf.checkpointEvery, "checkpoint-every", defaultCheckpointEvery, "with -checkpoint, write FILE every `N` generations")
+	rf.outputFlags.register(fs)
+	if status, done := parseFlags(fs, args, fmt.Sprintf(runHelp, problemList()), stdout, stderr); done {
+		return status
+	}
+	if err := rf.check(given(fs)); err != nil {
+		return report(stderr, name, err)
+	}
+
+	ctx, stop := signalContext()
+	defer stop()
+	// After the first signal, a second one ends hees the default way.
+	context.AfterFunc(ctx, stop)
+	return rf.run(ctx, stdout, stderr)
+}
+
+// check validates the flags that do not need the problem.
+func (rf *runFlags) check(set map[string]bool) error {
+	switch {
+	case rf.command != "" && set["f"]:
+		return usagef("give -f or -cmd, not both")
+	case rf.command != "" && !set["d"]:
+		return usagef("-cmd needs -d, the dimension of the program's points")
+	case rf.workers < 1:
+		return usagef("-workers %d: want at least 1", rf.workers)
+	case rf.traceEvery < 1:
+		return usagef("-trace-every %d: want at least 1", rf.traceEvery)
+	case rf.maxTime < 0:
+		return usagef("-max-time %v: want a positive duration, or 0 for no limit", rf.maxTime)
+	case rf.evalTimeout < 0 || (rf.evalTimeout > 0 && rf.command == ""):
+		return usagef("-eval-timeout %v: want a positive duration, with -cmd", rf.evalTimeout)
+	case set["checkpoint-every"] && rf.checkpoint == "":
+		return usagef("-checkpoint-every needs -checkpoint FILE")
+	case rf.checkpointEvery < 1:
+		return usagef("-checkpoint-every %d: want at least 1", rf.checkpointEvery)
+	}
+	if err := rf.outputFlags.check(); err != nil {
+		return err
+	}
+	return checkDim(rf.dim)
+}
+
+// run starts the optimisation the flags describe and prints its summary.
+func (rf *runFlags) run(ctx context.Context, stdout, stderr io.Writer) int {
+	const name = "hees run"
+	var (
+		problem objectives.Problem
+		box     float64 = commandBox
+	)
+	if rf.command == "" {
+		p, err := objectives.Parse(rf.problem, rf.dim)
+		if err != nil {
+			return report(stderr, name, &usageError{err.Error()})
+		}
+		problem = p
+		lo, hi := p.Bounds()
+		box = max(-lo, hi) // the smallest box [-B, B]^d around the problem's
+	}
+	cfg, err := rf.config(rf.dim, box)
+	if err != nil {
+		return report(stderr, name, err)
+	}
+	s, err := rf.strategy(cfg)
+	if err != nil {
+		return report(stderr, name, &usageError{err.Error()})
+	}
+	if rf.trace != "" {
+		// Found out now rather than after a long run.
+		if dir, err := os.Stat(filepath.Dir(rf.trace)); err != nil || !dir.IsDir() {
+			return report(stderr, name, fmt.Errorf("-trace %s: no directory %s to write it in", rf.trace, filepath.Dir(rf.trace)))
+		}
+	}
+	settings := rf.settings(problem)
+	var cp *checkpointer
+	if rf.checkpoint != "" {
+		cp, err = createCheckpoint(ctx, rf.checkpoint, rf.checkpointEvery, &settings, s)
+		if err != nil {
+			return report(stderr, name, err)
+		}
+		defer cp.close()
+	}
+	return execute(ctx, name, &settings, problem, s, cp, rf.outputFlags, stdout, stderr)
+}
+
+// settings returns the settings of the flags, with the defaults that depend
+// on problem (nil with -cmd): the budget 10000*d and the target f* + 1e-8.
+func (rf *runFlags) settings(problem objectives.Problem) runSettings {
+	rs := runSettings{
+		Algo:        rf.algo,
+		Restarts:    rf.restarts,
+		Seed:        rf.seed,
+		Command:     rf.command,
+		Dim:         rf.dim,
+		MaxEvals:    budgetPerDim * rf.dim,
+		Target:      rf.target.value,
+		Workers:     rf.workers,
+		MaxTime:     rf.maxTime,
+		EvalTimeout: rf.evalTimeout,
+		Trace:       rf.trace,
+		TraceEvery:  rf.traceEvery,
+	}
+	if problem != nil {
+		rs.Problem = rf.problem
+	}
+	if rf.maxEvals.set {
+		rs.MaxEvals = rf.maxEvals.n
+	}
+	if !rf.target.set && problem != nil {
+		if _, fopt, ok := problem.Optimum(); ok {
+			t := fopt + targetGap
+			rs.Target = &t
+		}
+	}
+	return rs
+}
+
+// execute runs strategy s (fresh, or restored by hees resume) with the
+// settings rs on problem (nil with a command), writes the checkpoints of cp
+// (nil: none), and prints the summary. name prefixes the error lines.
+func execute(ctx context.Context, name string, rs *runSettings, problem objectives.Problem, s es.Strategy,
+	cp *checkpointer, out outputFlags, stdout, stderr io.Writer) int {
+	// A failed checkpoint write stops the run through cancel.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	opt := rs.options(problem)
+	bar := newProgress(stderr, out.quiet, out.verbose)
+	if bar != nil || cp != nil {
+		opt.Progress = func(pr es.Progress) {
+			if bar != nil {
+				bar.update(pr)
+			}
+			if cp != nil {
+				cp.afterGeneration(pr, cancel)
+			}
+		}
+	}
+	if cp != nil {
+		cp.trace = opt.Trace
+	}
+	var eval es.Problem = problem
+	var external *externalProblem
+	if rs.Command != "" {
+		// The processes are killed at once by Ctrl-C: the generation under
+		// way is abandoned anyway (Minimize never tells part of one).
+		pool, err := extproc.Start(ctx, rs.Command, rs.Workers, extproc.Options{EvalTimeout: rs.EvalTimeout})
+		if err != nil {
+			status := report(stderr, name, err)
+			if !cp.discardIfNew() {
+				cp.printResumeHint(stderr, name)
+			}
+			return status
+		}
+		external = &externalProblem{pool: pool, ctx: ctx}
+		eval = external
+	}
+
+	res, runErr := es.Minimize(ctx, eval, s, opt)
+	if bar != nil {
+		bar.finish()
+	}
+	var failures []error
+	if external != nil {
+		failures, runErr = external.close(&res, runErr)
+	}
+	if runErr != nil {
+		failures = append(failures, runErr)
+	}
+	if cp != nil {
+		if err := cp.finish(s, res); err != nil {
+			failures = append(failures, err)
+		}
+		res.Elapsed += cp.elapsedBefore
+	} else if opt.Trace != nil {
+		if err := writeTrace(rs.Trace, opt.Trace); err != nil {
+			failures = append(failures, err)
+		}
+	}
+	return printResult(name, rs, problem, s, res, failures, cp, out, stdout, stderr)
+}
+
+// printResult prints the summary of a run that ended with res and the
+// failures, and returns the exit status: exitFailure when the run failed or
+// was canceled. With a checkpoint that the run can be continued from, it
+// also says so on stderr.
+func printResult(name string, rs *runSettings, problem objectives.Problem, s es.Strategy, res es.Result,
+	failures []error, cp *checkpointer, out outputFlags, stdout, stderr io.Writer) int {
+	rep := rs.report(problem, s, res)
+	status := exitOK
+	if len(failures) > 0 {
+		rep.Error = errors.Join(failures...).Error()
+		status = exitFailure
+	}
+	if res.Reason == es.ReasonCanceled {
+		status = exitFailure
+	}
+	for _, err := range failures {
+		fmt.Fprintf(stderr, "%s: %v\n", name, err)
+	}
+	cp.printResumeHint(stderr, name)
+	if !out.json {
+		printSummary(stdout, &rep, res)
+		return status
+	}
+	data, err := json.Marshal(rep)
+	if err != nil {
+		return report(stderr, name, err)
+	}
+	fmt.Fprintf(stdout, "%s\n", data)
+	return status
+}
+
+// options returns the Minimize options of the settings, with the Hessian
+// of problem (nil with a command) for the trace.
+func (rs *runSettings) options(problem objectives.Problem) es.Options {
+	opt := es.Options{Workers: rs.Workers, MaxTime: rs.MaxTime, MaxEvals: rs.MaxEvals, Target: rs.Target}
+	if rs.Trace != "" {
+		opt.Trace = &es.Trace{Interval: rs.TraceEvery}
+		if problem != nil {
+			if h, ok := problem.Hessian(); ok {
+				opt.Hessian = h
+			}
+		}
+	}
+	return opt
+}
+
+// writeTrace writes the trace as CSV to path, atomically.
+func writeTrace(path string, trace *es.Trace) error {
+	var buf bytes.Buffer
+	err := trace.WriteCSV(&buf)
+	if err == nil {
+		err = atomicfile.WriteFile(path, buf.Bytes(), 0o644)
+	}
+	if err != nil {
+		return fmt.Errorf("writing the trace: %w", err)
+	}
+	return nil
+}
+
+// report returns the summary of a finished run.
+func (rs *runSettings) report(problem objectives.Problem, s es.Strategy, res es.Result) runReport {
+	rep := runReport{
+		Strategy:    s.Name(),
+		Command:     rs.Command,
+		Dim:         rs.Dim,
+		Seed:        rs.Seed,
+		MaxEvals:    rs.MaxEvals,
+		Evals:       res.Evals,
+		Generations: res.Generations,
+		Restarts:    res.Restarts,
+		FBest:       jsonFloat(res.F),
+		StopReason:  res.Reason,
+	}
+	if problem != nil {
+		rep.Problem = problem.Name()
+	}
+	if rs.Target != nil {
+		t := jsonFloat(*rs.Target)
+		rep.Target = &t
+	}
+	for _, v := range res.X {
+		rep.XBest = append(rep.XBest, jsonFloat(v))
+	}
+	return rep
+}
+
+// printSummary writes the human summary of a run.
+func printSummary(w io.Writer, rep *runReport, res es.Result) {
+	problem := rep.Problem
+	if rep.Command != "" {
+		problem = "command " + rep.Command
+	}
+	evals := fmt.Sprintf("%d in %d generations", rep.Evals, rep.Generations)
+	if rep.Restarts > 0 {
+		evals += fmt.Sprintf(", %d restarts", rep.Restarts)
+	}
+	x := "none (no value below +Inf)"
+	if res.X != nil {
+		x = formatPoint(res.X)
+	}
+	fmt.Fprintf(w, "strategy     %s, seed %d\n", rep.Strategy, rep.Seed)
+	fmt.Fprintf(w, "problem      %s, d = %d\n", problem, rep.Dim)
+	fmt.Fprintf(w, "evaluations  %s\n", evals)
+	fmt.Fprintf(w, "best value   %s\n", formatSpecial(res.F))
+	fmt.Fprintf(w, "best x       %s\n", x)
+	fmt.Fprintf(w, "stop reason  %s\n", rep.StopReason)
+	fmt.Fprintf(w, "time         %v\n", res.Elapsed.Round(time.Millisecond))
+}
+
+// externalProblem evaluates points with an external program.
+//
+// es.Problem.Eval has no error result, and a generation with a value
+// missing must not be told to the strategy. So on a failed evaluation Eval
+// records the error and panics: Minimize turns the panic into an abandoned
+// generation (the strategy never sees it) and stops with
+// ReasonObjectiveError, and runFlags.run reports the recorded error, which
+// names the point and the program's standard error.
+type externalProblem struct {
+	pool *extproc.Pool
+	ctx  context.Context // canceled by Ctrl-C, which also kills the processes
+
+	mu     sync.Mutex
+	failed error
+}
+
+// Eval implements es.Problem.
+func (e *externalProblem) Eval(x []float64) float64 {
+	f, err := e.pool.Eval(x)
+	if err != nil {
+		e.mu.Lock()
+		if e.failed == nil && e.ctx.Err() == nil {
+			e.failed = err
+		}
+		e.mu.Unlock()
+		panic(err)
+	}
+	return f
+}
+
+// close closes the pool after Minimize returned res and runErr, and says
+// how the run ended: with a failure of the program (res.Reason becomes
+// ReasonObjectiveError and runErr, the panic that carried the failure out
+// of Eval, is replaced by the failure itself), with a Ctrl-C that killed
+// evaluations under way (ReasonCanceled, no error), or normally, when a
+// program that did not exit cleanly is the only failure. It returns the
+// failures to report and what is left of runErr.
+func (e *externalProblem) close(res *es.Result, runErr error) ([]error, error) {
+	closeErr := e.pool.Close()
+	e.mu.Lock()
+	failed := e.failed
+	e.mu.Unlock()
+	var objErr *es.ObjectiveError
+	switch {
+	case failed != nil:
+		res.Reason = es.ReasonObjectiveError
+		return []error{failed}, nil
+	case e.ctx.Err() != nil && errors.As(runErr, &objErr):
+		res.Reason = es.ReasonCanceled
+		return nil, nil
+	case closeErr != nil && e.ctx.Err() == nil:
+		return []error{fmt.Errorf("the program did not end cleanly: %w", closeErr)}, runErr
+	}
+	return nil, runErr
+}

@@ -1,0 +1,388 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/hees-dev/hees/es"
+	"github.com/hees-dev/hees/internal/statefile"
+	"github.com/hees-dev/hees/linalg"
+	"github.com/hees-dev/hees/objectives"
+)
+
+// cli runs the command line in-process with stdin and returns its exit
+// status and outputs.
+func cli(stdin string, args ...string) (int, string, string) {
+	var stdout, stderr bytes.Buffer
+	code := run(args, strings.NewReader(stdin), &stdout, &stderr)
+	return code, stdout.String(), stderr.String()
+}
+
+// mustCLI is cli that fails the test on an exit status other than 0.
+func mustCLI(t *testing.T, stdin string, args ...string) string {
+	t.Helper()
+	code, out, errOut := cli(stdin, args...)
+	if code != exitOK {
+		t.Fatalf("hees %q: exit %d, stderr:\n%s", args, code, errOut)
+	}
+	return out
+}
+
+// candidate is one line of hees ask.
+type candidate struct {
+	id string
+	x  []float64
+}
+
+// askAll runs hees ask and parses its lines.
+func askAll(t *testing.T, path string) []candidate {
+	t.Helper()
+	var cands []candidate
+	for line := range strings.Lines(mustCLI(t, "", "ask", "-state", path)) {
+		words := strings.Fields(line)
+		c := candidate{id: words[0]}
+		for _, w := range words[1:] {
+			v, err := strconv.ParseFloat(w, 64)
+			if err != nil {
+				t.Fatalf("ask printed %q: %v", line, err)
+			}
+			c.x = append(c.x, v)
+		}
+		cands = append(cands, c)
+	}
+	return cands
+}
+
+// status runs hees status -json and decodes it.
+func status(t *testing.T, path string) map[string]any {
+	t.Helper()
+	var st map[string]any
+	if err := json.Unmarshal([]byte(mustCLI(t, "", "status", "-state", path, "-json")), &st); err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// savedStrategy returns the strategy bytes stored in the state file.
+func savedStrategy(t *testing.T, path string) []byte {
+	t.Helper()
+	payload, err := statefile.ReadFile(path, stateKind)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f sessionFile
+	if err := json.Unmarshal(payload, &f); err != nil {
+		t.Fatal(err)
+	}
+	return f.Strategy
+}
+
+// checkCandidates checks that the candidates of hees ask are the rows of
+// the library's population, bit for bit, with the IDs g<gen>-<row>.
+func checkCandidates(t *testing.T, cands []candidate, pop *linalg.Dense, gen int) {
+	t.Helper()
+	if rows, _ := pop.Dims(); len(cands) != rows {
+		t.Fatalf("generation %d: ask printed %d candidates, the library asks %d", gen, len(cands), rows)
+	}
+	for row, c := range cands {
+		if want := fmt.Sprintf("g%d-%d", gen, row); c.id != want {
+			t.Fatalf("ID %q, want %q", c.id, want)
+		}
+		for j, v := range pop.RawRow(row) {
+			if math.Float64bits(c.x[j]) != math.Float64bits(v) {
+				t.Fatalf("%s: x[%d] = %v, the library asks %v", c.id, j, c.x[j], v)
+			}
+		}
+	}
+}
+
+// TestAskTellConcurrentProcesses drives a run through init/ask/tell with 8
+// concurrent hees tell processes per generation, each telling a share of
+// the IDs, and checks that no value is lost and that the final state is
+// the one of the same run driven through the library with the same values.
+func TestAskTellConcurrentProcesses(t *testing.T) {
+	const (
+		dim         = 10
+		generations = 6
+		procs       = 8
+	)
+	path := filepath.Join(t.TempDir(), "run.hees")
+	mustCLI(t, "", "init", "-state", path, "-algo", "hees", "-d", strconv.Itoa(dim), "-seed", "1")
+	lib, err := es.New("hees", es.Config{Dim: dim, Seed: 1, Sigma0: 2, Box: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := objectives.Parse("ellipsoid", dim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pop linalg.Dense
+	for gen := range generations {
+		cands := askAll(t, path)
+		if err := lib.Ask(&pop); err != nil {
+			t.Fatal(err)
+		}
+		checkCandidates(t, cands, &pop, gen)
+		values := make([]float64, len(cands))
+		shares := make([]strings.Builder, procs)
+		for row, c := range cands {
+			values[row] = p.Eval(c.x)
+			if gen == 2 && row == 1 {
+				values[row] = math.NaN() // told as "NaN", ranked worst
+			}
+			fmt.Fprintf(&shares[row%procs], "%s %s\n", c.id, formatValue(values[row]))
+		}
+
+		var wg sync.WaitGroup
+		errs := make([]error, procs)
+		outs := make([][]byte, procs)
+		for k := range procs {
+			cmd := exec.Command(exe, "tell", "-state", path)
+			cmd.Env = childEnv("hees")
+			cmd.Stdin = strings.NewReader(shares[k].String())
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				outs[k], errs[k] = cmd.CombinedOutput()
+			}()
+		}
+		wg.Wait()
+		for k := range procs {
+			if errs[k] != nil || len(outs[k]) > 0 {
+				t.Fatalf("generation %d, tell process %d: %v, output %q", gen, k, errs[k], outs[k])
+			}
+		}
+		if err := lib.Tell(values); err != nil {
+			t.Fatal(err)
+		}
+		st := status(t, path)
+		if st["generation"] != float64(gen+1) || st["told"] != 0.0 || st["evals"] != float64(lib.Evals()) {
+			t.Fatalf("after generation %d: status generation %v, told %v, evals %v; want %d, 0, %d (a value was lost)",
+				gen, st["generation"], st["told"], st["evals"], gen+1, lib.Evals())
+		}
+	}
+	// The state file keeps its strategy asked for the pending generation.
+	if err := lib.Ask(&pop); err != nil {
+		t.Fatal(err)
+	}
+	want, err := lib.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(savedStrategy(t, path), want) {
+		t.Error("the strategy in the state file differs from the library's after the same values")
+	}
+}
+
+// TestAskTellMatchesRun drives runs through ask/tell until they stop and
+// checks that they end as hees run ends with the same settings: by the
+// target, by the budget, and with IPOP restarts.
+func TestAskTellMatchesRun(t *testing.T) {
+	for _, c := range []struct {
+		spec string
+		args []string // for both init and run
+	}{
+		{"sphere", []string{"-d", "4", "-seed", "3", "-target", "1e-8"}},
+		{"rosenbrock", []string{"-d", "3", "-algo", "cma11", "-max-evals", "400", "-target", "none", "-x0", "0,0,0"}},
+		{"rastrigin", []string{"-d", "2", "-restarts", "ipop", "-max-restarts", "2", "-target", "none", "-sigma0", "0.5"}},
+	} {
+		path := filepath.Join(t.TempDir(), "run.hees")
+		mustCLI(t, "", append([]string{"init", "-state", path}, c.args...)...)
+		p, err := objectives.Parse(c.spec, mustDim(t, c.args))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for gen := 0; ; gen++ {
+			cands := askAll(t, path)
+			if len(cands) == 0 {
+				break
+			}
+			var in strings.Builder
+			for _, cand := range cands {
+				fmt.Fprintf(&in, "%s %s\n", cand.id, formatValue(p.Eval(cand.x)))
+			}
+			mustCLI(t, in.String(), "tell", "-state", path)
+			if gen > 5000 {
+				t.Fatalf("%s: no stop after %d generations", c.spec, gen)
+			}
+		}
+		got := status(t, path)
+		want, _ := runJSON(t, append([]string{"-f", c.spec, "-box", "3"}, c.args...)...)
+		for _, k := range []string{"evals", "generations", "restarts", "f_best", "x_best", "stop_reason", "strategy"} {
+			g := got[k]
+			if k == "generations" {
+				g = got["generation"]
+			}
+			if fmt.Sprint(g) != fmt.Sprint(want[k]) {
+				t.Errorf("%s: ask/tell %s = %v, hees run %v", c.spec, k, g, want[k])
+			}
+		}
+		if want["stop_reason"] == string(es.ReasonCanceled) {
+			t.Fatalf("%s: run canceled", c.spec)
+		}
+		t.Logf("%s: %v after %v evaluations", c.spec, want["stop_reason"], want["evals"])
+	}
+}
+
+// mustDim returns the value of -d in args.
+func mustDim(t *testing.T, args []string) int {
+	t.Helper()
+	for i, a := range args {
+		if a == "-d" {
+			d, err := strconv.Atoi(args[i+1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			return d
+		}
+	}
+	t.Fatal("no -d")
+	return 0
+}
+
+// TestTellAllOrNothing checks that a tell with a bad line applies nothing
+// and names every bad line, that good values can then be told, and that
+// an ID cannot be told twice.
+func TestTellAllOrNothing(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "run.hees")
+	mustCLI(t, "", "init", "-state", path, "-d", "3", "-seed", "5")
+	cands := askAll(t, path)
+	if len(cands) != 7 {
+		t.Fatalf("%d candidates, want 2*3+1 = 7 for hees in 3-D", len(cands))
+	}
+	code, _, errOut := cli("g0-0 1\ng0-1 2\n\ng0-2 x\ng0-1 3\ng0-7 1\ng1-0 1\nh0-1 1\ng0-3 1 2\ng00-3 1\n", "tell", "-state", path)
+	wantErr := `hees tell: line 4: g0-2: "x" is not a number
+hees tell: line 5: g0-1 is also on line 2
+hees tell: line 6: unknown ID g0-7 (generation 0 has rows 0 to 6)
+hees tell: line 7: unknown ID g1-0 (the current generation is 0)
+hees tell: line 8: "h0-1" is not an ID (IDs look like g12-3)
+hees tell: line 9: want "ID VALUE", got 3 fields
+hees tell: line 10: "g00-3" is not an ID (IDs look like g12-3)
+hees tell: nothing was applied (7 bad lines)
+`
+	if code != exitFailure || errOut != wantErr {
+		t.Fatalf("exit %d, stderr:\n%s\nwant exit 1 and:\n%s", code, errOut, wantErr)
+	}
+	if st := status(t, path); st["told"] != 0.0 || st["pending"] != 7.0 {
+		t.Fatalf("after a bad tell: told %v pending %v, want nothing applied", st["told"], st["pending"])
+	}
+	if again := askAll(t, path); fmt.Sprint(again) != fmt.Sprint(cands) {
+		t.Fatal("ask printed other candidates the second time")
+	}
+
+	// Row 4 gets the lowest value: status reports it as the best so far
+	// although the generation is not complete.
+	mustCLI(t, "g0-4 -2.5\ng0-0 1e400\n", "tell", "-state", path)
+	st := status(t, path)
+	if st["told"] != 2.0 || st["pending"] != 5.0 || st["f_best"] != -2.5 || fmt.Sprint(st["x_best"]) != fmt.Sprint(cands[4].x) {
+		t.Fatalf("after telling 2 values: %v", st)
+	}
+	if left := askAll(t, path); len(left) != 5 || left[0].id != "g0-1" || left[3].id != "g0-5" {
+		t.Fatalf("ask after telling g0-0 and g0-4: %v", left)
+	}
+	code, _, errOut = cli("g0-1 1\ng0-4 7\n", "tell", "-state", path)
+	if code != exitFailure || !strings.Contains(errOut, "line 2: g0-4 was already told\n") {
+		t.Fatalf("telling g0-4 again: exit %d, stderr %q", code, errOut)
+	}
+	mustCLI(t, "g0-1 1\ng0-2 2\ng0-3 3\ng0-5 5\ng0-6 NaN\n", "tell", "-state", path)
+	if st := status(t, path); st["generation"] != 1.0 || st["evals"] != 7.0 || st["told"] != 0.0 {
+		t.Fatalf("after the whole generation: %v", st)
+	}
+	code, _, errOut = cli("g0-1 1\n", "tell", "-state", path)
+	if code != exitFailure || !strings.Contains(errOut, "g0-1 was already told (generation 0 is complete)") {
+		t.Fatalf("telling a past generation: exit %d, stderr %q", code, errOut)
+	}
+	if code, _, errOut = cli("\n \n", "tell", "-state", path); code != exitOK || errOut != "" {
+		t.Fatalf("empty tell: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// TestAskTellStops checks the stops of an ask/tell run: -Inf, the target
+// and the budget; then ask prints nothing and tell refuses values.
+func TestAskTellStops(t *testing.T) {
+	for _, c := range []struct {
+		args   []string
+		value  string
+		reason es.Reason
+	}{
+		{nil, "-Inf", es.ReasonMinusInf},
+		{[]string{"-target", "0.5"}, "0.25", es.ReasonTarget},
+		{[]string{"-max-evals", "12"}, "3", es.ReasonMaxEvals}, // 7 per generation
+	} {
+		path := filepath.Join(t.TempDir(), "run.hees")
+		mustCLI(t, "", append([]string{"init", "-state", path, "-d", "3"}, c.args...)...)
+		var in strings.Builder
+		for i, cand := range askAll(t, path) {
+			v := "9"
+			if i == 3 {
+				v = c.value
+			}
+			fmt.Fprintf(&in, "%s %s\n", cand.id, v)
+		}
+		mustCLI(t, in.String(), "tell", "-state", path)
+		if st := status(t, path); st["stop_reason"] != string(c.reason) || st["pending"] != 0.0 {
+			t.Errorf("%v: status %v, want stopped by %q", c.args, st, c.reason)
+		}
+		code, out, errOut := cli("", "ask", "-state", path)
+		if code != exitOK || out != "" || errOut != fmt.Sprintf("hees ask: the run has stopped (%s); nothing to evaluate\n", c.reason) {
+			t.Errorf("%v: ask after the stop: exit %d, stdout %q, stderr %q", c.args, code, out, errOut)
+		}
+		code, _, errOut = cli("g1-0 1\n", "tell", "-state", path)
+		if code != exitFailure || !strings.Contains(errOut, fmt.Sprintf("g1-0: the run has stopped (%s)", c.reason)) {
+			t.Errorf("%v: tell after the stop: exit %d, stderr %q", c.args, code, errOut)
+		}
+		human := mustCLI(t, "", "status", "-state", path)
+		if !strings.Contains(human, "\nstate        stopped: "+string(c.reason)+"\n") {
+			t.Errorf("%v: status:\n%s", c.args, human)
+		}
+	}
+}
+
+// TestInitAndFiles checks that init refuses to replace a file unless
+// -force, and that a corrupted state file is an error saying so.
+func TestInitAndFiles(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "run.hees")
+	mustCLI(t, "", "init", "-state", path, "-d", "2", "-algo", "es11")
+	code, _, errOut := cli("", "init", "-state", path, "-d", "2")
+	if code != exitFailure || errOut != "hees init: "+path+" exists (use -force to replace it)\n" {
+		t.Errorf("init over an existing file: exit %d, stderr %q", code, errOut)
+	}
+	mustCLI(t, "", "init", "-state", path, "-d", "4", "-force")
+	if st := status(t, path); st["dim"] != 4.0 || st["strategy"] != "hees" {
+		t.Errorf("after init -force: %v", st)
+	}
+	human := mustCLI(t, "", "status", "-state", path)
+	want := "strategy     hees, seed 1, d = 4\ngeneration   0: 0 told, 9 pending\nevaluations  0\n" +
+		"best value   +Inf\nbest x       none (no value below +Inf)\nsigma        2\nstate        running\n"
+	if human != want {
+		t.Errorf("status:\n%s\nwant:\n%s", human, want)
+	}
+
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[len(data)/2] ^= 0x10
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range []string{"ask", "status", "tell"} {
+		code, _, errOut := cli("", cmd, "-state", path)
+		if code != exitFailure || !strings.Contains(errOut, path+": statefile: corrupt: checksum") {
+			t.Errorf("%s of a corrupted file: exit %d, stderr %q", cmd, code, errOut)
+		}
+	}
+}
