@@ -20,7 +20,7 @@ type adaptation struct {
 	au     linalg.Dense // k×d, row k is A u_k with the A of the sampling
 	h      []float64    // curvature estimates h_k, NaN for an unusable pair
 	alpha  []float64    // (exp(q_k) - 1)/B, the coefficients of G - I
-	gram   linalg.Dense // scratch for log det G when B > 1
+	gram   linalg.Dense // d×d scratch for log det G when B > 1
 	kappa  float64
 	etaA   float64
 	blocks int // B = ceil(k/d)
@@ -37,8 +37,7 @@ func (ad *adaptation) setup(k, d int, kappa, etaA float64) {
 	ad.kappa, ad.etaA = kappa, etaA
 	ad.blocks = (k + d - 1) / d
 	if ad.blocks > 1 {
-		n := min(k, d)
-		ad.gram.ReuseAs(n, n)
+		ad.gram.ReuseAs(d, d)
 	}
 	ad.logDetG = 0
 }
@@ -111,25 +110,13 @@ func (ad *adaptation) adapt(c *core, fm float64, fpm []float64) {
 }
 
 // logDetBlocks returns log det G for B > 1 blocks, whose vectors are not
-// orthogonal across blocks. With U the k×d matrix of the rows u_k and
-// D = diag(alpha), det G = det(I_d + U^T D U) = det(I_k + D U U^T); the
-// smaller of the two determinants is taken, O(d k min(d, k)).
+// orthogonal across blocks. B > 1 means k > d, so G = I_d + U^T D U (U the
+// k×d matrix of the rows u_k, D = diag(alpha)) is formed as a d×d matrix,
+// O(k d^2), and factorised, O(d^3).
 func (ad *adaptation) logDetBlocks() float64 {
-	k, d := ad.dirs.u.Dims()
 	g := &ad.gram
-	if k <= d {
-		g.MulAAT(&ad.dirs.u)
-		for i := 0; i < k; i++ {
-			row := g.RawRow(i)
-			for j := range row {
-				row[j] = float64(ad.alpha[i] * row[j])
-			}
-			row[i]++
-		}
-	} else {
-		g.SetIdentity()
-		g.AddOuterSum(ad.alpha, &ad.dirs.u, &ad.dirs.u)
-	}
+	g.SetIdentity()
+	g.AddOuterSum(ad.alpha, &ad.dirs.u, &ad.dirs.u)
 	return logAbsDet(g)
 }
 

@@ -74,6 +74,15 @@ func NewIPOP(name string, cfg Config, ipop IPOPConfig) (*IPOP, error) {
 		return nil, err
 	}
 	w.inner = inner
+	// w.cfg outlives the call (restarts, MarshalBinary): keep copies of X0
+	// and A0, as New does.
+	if cfg.X0 != nil {
+		w.cfg.X0 = append([]float64(nil), cfg.X0...)
+	}
+	if cfg.A0 != nil {
+		w.cfg.A0 = new(linalg.Dense)
+		w.cfg.A0.CopyFrom(cfg.A0)
+	}
 	return w, nil
 }
 
