@@ -11,7 +11,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -107,8 +106,8 @@ func benchFlags(b *bench) (*flag.FlagSet, *benchLists) {
 	fs.Float64Var(&b.sigma0, "sigma0", 2, "initial step size `S`")
 	fs.IntVar(&b.workers, "workers", 0, "number `W` of runs at a time; 0 means the number of CPUs")
 	fs.StringVar(&b.out, "out", "", "output directory `DIR` (required)")
-	fs.BoolVar(&b.verbose, "v", false, "report progress also when standard error is not a terminal")
-	fs.BoolVar(&b.quiet, "q", false, "no progress report")
+	fs.BoolVar(&b.verbose, "v", false, "show progress on standard error even when it is not a terminal")
+	fs.BoolVar(&b.quiet, "q", false, "show no progress on standard error")
 	return fs, lists
 }
 
@@ -435,11 +434,7 @@ func (b *bench) run(ctx context.Context, stdout, stderr io.Writer) int {
 	// Larger dimensions first: they take longest, and the pool ends sooner.
 	slices.SortStableFunc(todo, func(x, y int) int { return jobs[y].dim - jobs[x].dim })
 
-	workers := b.workers
-	if workers == 0 {
-		workers = runtime.NumCPU()
-	}
-	workers = max(1, min(workers, len(todo)))
+	workers := poolSize(b.workers, len(todo))
 	prog := newBenchProgress(stderr, b.quiet, b.verbose, len(jobs), len(jobs)-len(todo))
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -638,11 +633,7 @@ func thinSteps(x, y []float64) ([]float64, []float64) {
 // gridText names the functions and instances of the bench ("f1-24, 15
 // instances").
 func (b *bench) gridText() string {
-	plural := "s"
-	if len(b.instances) == 1 {
-		plural = ""
-	}
-	return fmt.Sprintf("f%s, %d instance%s", listText(b.functions), len(b.instances), plural)
+	return fmt.Sprintf("f%s, %d instance%s", listText(b.functions), len(b.instances), plural(len(b.instances)))
 }
 
 // listText writes a list of integers with runs of consecutive values as

@@ -41,30 +41,22 @@ Flags:
 // runEval is the eval command.
 func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("hees eval", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
 	spec := fs.String("f", "", "problem `SPEC`, such as sphere or bbob/f10/i3 (required)")
 	dim := fs.Int("d", 0, "dimension `D` (required)")
 	opt := fs.Bool("opt", false, "print x* and f* instead of evaluating points")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintf(stdout, evalHelp, problemList())
-			fs.SetOutput(stdout)
-			fs.PrintDefaults()
-			return exitOK
-		}
-		fmt.Fprintf(stderr, "hees eval: %v (run 'hees help eval')\n", err)
-		return exitUsage
+	operands, status, done := parseFlagsOperands(fs, args, fmt.Sprintf(evalHelp, problemList()), stdout, stderr)
+	if done {
+		return status
 	}
-	given := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	set := given(fs)
 	switch {
-	case fs.NArg() > 0:
-		fmt.Fprintf(stderr, "hees eval: unexpected argument %q (points are read from standard input)\n", fs.Arg(0))
+	case len(operands) > 0:
+		fmt.Fprintf(stderr, "hees eval: unexpected argument %q (points are read from standard input)\n", operands[0])
 		return exitUsage
-	case !given["f"]:
+	case !set["f"]:
 		fmt.Fprintln(stderr, "hees eval: -f SPEC is required (run 'hees help eval')")
 		return exitUsage
-	case !given["d"]:
+	case !set["d"]:
 		fmt.Fprintln(stderr, "hees eval: -d D is required (run 'hees help eval')")
 		return exitUsage
 	}
@@ -75,7 +67,6 @@ func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 
 	out := bufio.NewWriter(stdout)
-	status := exitOK
 	if *opt {
 		status = printOptimum(out, stderr, p)
 	} else {
@@ -98,15 +89,7 @@ func printOptimum(out *bufio.Writer, stderr io.Writer, p objectives.Problem) int
 		fmt.Fprintf(stderr, "hees eval: the optimum of %s is not known\n", p.Name())
 		return exitFailure
 	}
-	for i, v := range x {
-		if i > 0 {
-			out.WriteByte(' ')
-		}
-		out.WriteString(formatValue(v))
-	}
-	out.WriteByte('\n')
-	out.WriteString(formatValue(f))
-	out.WriteByte('\n')
+	fmt.Fprintf(out, "%s\n%s\n", formatPoint(x), formatValue(f))
 	return exitOK
 }
 
@@ -175,11 +158,7 @@ func parsePoint(line string, x []float64) error {
 		}
 	}
 	if n != len(x) {
-		unit := "numbers"
-		if n == 1 {
-			unit = "number"
-		}
-		return fmt.Errorf("got %d %s, want %d", n, unit, len(x))
+		return fmt.Errorf("got %d number%s, want %d", n, plural(n), len(x))
 	}
 	return nil
 }

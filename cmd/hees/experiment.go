@@ -131,31 +131,31 @@ type experimentCommon struct {
 	out                string
 }
 
-// check reports the first bad common setting of the experiment called
-// name.
-func (c *experimentCommon) check(name string) error {
+// check reports the first bad common setting of an experiment as a
+// usageError.
+func (c *experimentCommon) check() error {
 	switch {
 	case c.dim < 2:
-		return fmt.Errorf("hees experiment %s: -d is %d, want at least 2 (the HE-ES compares two directions)", name, c.dim)
+		return usagef("-d is %d, want at least 2 (the HE-ES compares two directions)", c.dim)
 	case c.dim > objectives.MaxDim:
-		return fmt.Errorf("hees experiment %s: -d is %d, want at most %d", name, c.dim, objectives.MaxDim)
+		return usagef("-d is %d, want at most %d", c.dim, objectives.MaxDim)
 	case c.runs < 1:
-		return fmt.Errorf("hees experiment %s: -runs is %d, want at least 1", name, c.runs)
+		return usagef("-runs is %d, want at least 1", c.runs)
 	case c.workers < 0:
-		return fmt.Errorf("hees experiment %s: -workers is %d, want 0 (the number of CPUs) or more", name, c.workers)
+		return usagef("-workers is %d, want 0 (the number of CPUs) or more", c.workers)
 	case c.out == "":
-		return fmt.Errorf("hees experiment %s: -out is empty, want a directory", name)
+		return usagef("-out is empty, want a directory")
 	}
 	return nil
 }
 
-// poolSize is the number of goroutines for jobs jobs.
-func (c *experimentCommon) poolSize(jobs int) int {
-	w := c.workers
-	if w == 0 {
-		w = runtime.NumCPU()
+// poolSize is the number of goroutines for jobs jobs given -workers
+// (0: the number of CPUs), shared by hees experiment and hees bench.
+func poolSize(workers, jobs int) int {
+	if workers == 0 {
+		workers = runtime.NumCPU()
 	}
-	return max(1, min(w, jobs))
+	return max(1, min(workers, jobs))
 }
 
 // writeOutputs creates the output directory and writes each file of files
@@ -239,16 +239,10 @@ func compareNaNLast(a, b float64) int {
 	return 0
 }
 
-// formatCSVFloat writes v in the shortest form that reads back to the same
-// float64 ("NaN", "+Inf" and "-Inf" for those values).
-func formatCSVFloat(v float64) string {
-	return strconv.FormatFloat(v, 'g', -1, 64)
-}
-
 // shortFloat writes v as %g does, without the exponent's plus sign and
 // leading zero: 1e-8, 3e6.
 func shortFloat(v float64) string {
-	s := strconv.FormatFloat(v, 'g', -1, 64)
+	s := formatValue(v)
 	s = strings.Replace(s, "e+", "e", 1)
 	s = strings.Replace(s, "e-0", "e-", 1)
 	return strings.Replace(s, "e0", "e", 1)
@@ -289,40 +283,37 @@ func (e *fig2Experiment) recordedIterations() []int {
 
 // run runs the experiment and writes its files.
 func (e *fig2Experiment) run(stdout, stderr io.Writer) int {
-	err := e.check("fig2")
+	const name = "hees experiment fig2"
+	err := e.check()
 	switch {
 	case err != nil:
 	case e.iters < 1:
-		err = fmt.Errorf("hees experiment fig2: -iters is %d, want at least 1", e.iters)
+		err = usagef("-iters is %d, want at least 1", e.iters)
 	case e.every < 1:
-		err = fmt.Errorf("hees experiment fig2: -every is %d, want at least 1", e.every)
+		err = usagef("-every is %d, want at least 1", e.every)
 	}
 	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return exitUsage
+		return report(stderr, name, err)
 	}
 	its := e.recordedIterations()
 	runs := make([]fig2Run, len(fig2Strategies)*e.runs)
-	err = runJobs(len(runs), e.poolSize(len(runs)), func(i int) error {
+	err = runJobs(len(runs), poolSize(e.workers, len(runs)), func(i int) error {
 		var err error
 		runs[i], err = e.oneRun(fig2Strategies[i/e.runs].name, uint64(i%e.runs+1), its)
 		return err
 	})
 	if err != nil {
-		fmt.Fprintf(stderr, "hees experiment fig2: %v\n", err)
-		return exitFailure
+		return report(stderr, name, err)
 	}
 	medians := e.medians(runs, len(its))
 	svg, err := e.figure(its, medians)
 	if err != nil {
-		fmt.Fprintf(stderr, "hees experiment fig2: drawing the figure: %v\n", err)
-		return exitFailure
+		return report(stderr, name, fmt.Errorf("drawing the figure: %w", err))
 	}
 	e.summary(stdout, its, medians)
 	files := []experimentFile{{"fig2.csv", e.csv(its, medians)}, {"fig2.svg", svg}}
 	if err := e.writeOutputs(stdout, files); err != nil {
-		fmt.Fprintf(stderr, "hees experiment fig2: %v\n", err)
-		return exitFailure
+		return report(stderr, name, err)
 	}
 	return exitOK
 }
@@ -490,7 +481,7 @@ func (e *fig2Experiment) csv(its []int, medians []fig2Medians) []byte {
 		m := &medians[si]
 		for k, t := range its {
 			fmt.Fprintf(&b, "%s,%d,%d,%s,%s,%s\n", st.name, t, m.evals[k],
-				formatCSVFloat(m.condMinus1[k]), formatCSVFloat(m.traceMinusD[k]), formatCSVFloat(m.fBest[k]))
+				formatValue(m.condMinus1[k]), formatValue(m.traceMinusD[k]), formatValue(m.fBest[k]))
 		}
 	}
 	return b.Bytes()
@@ -587,21 +578,21 @@ func (r *conditionRun) capped() bool { return r.stop == es.ReasonMaxEvals }
 
 // run runs the experiment and writes its files.
 func (e *conditionExperiment) run(stdout, stderr io.Writer) int {
-	err := e.check("condition")
+	const name = "hees experiment condition"
+	err := e.check()
 	switch {
 	case err != nil:
 	case e.budget < 1:
-		err = fmt.Errorf("hees experiment condition: -budget is %d, want at least 1", e.budget)
+		err = usagef("-budget is %d, want at least 1", e.budget)
 	case math.IsNaN(e.target) || math.IsInf(e.target, 0):
-		err = fmt.Errorf("hees experiment condition: -target is %v, want a finite number", e.target)
+		err = usagef("-target is %v, want a finite number", e.target)
 	}
 	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return exitUsage
+		return report(stderr, name, err)
 	}
 	perStrategy := len(conditionNumbers) * e.runs
 	runs := make([]conditionRun, len(conditionStrategies)*perStrategy)
-	err = runJobs(len(runs), e.poolSize(len(runs)), func(i int) error {
+	err = runJobs(len(runs), poolSize(e.workers, len(runs)), func(i int) error {
 		name := conditionStrategies[i/perStrategy]
 		cond := conditionNumbers[i%perStrategy/e.runs]
 		var err error
@@ -609,14 +600,12 @@ func (e *conditionExperiment) run(stdout, stderr io.Writer) int {
 		return err
 	})
 	if err != nil {
-		fmt.Fprintf(stderr, "hees experiment condition: %v\n", err)
-		return exitFailure
+		return report(stderr, name, err)
 	}
 	cells := e.summarise(runs)
 	svg, err := e.figure(cells)
 	if err != nil {
-		fmt.Fprintf(stderr, "hees experiment condition: drawing the figure: %v\n", err)
-		return exitFailure
+		return report(stderr, name, fmt.Errorf("drawing the figure: %w", err))
 	}
 	e.printSummary(stdout, cells)
 	files := []experimentFile{
@@ -625,8 +614,7 @@ func (e *conditionExperiment) run(stdout, stderr io.Writer) int {
 		{"condition.svg", svg},
 	}
 	if err := e.writeOutputs(stdout, files); err != nil {
-		fmt.Fprintf(stderr, "hees experiment condition: %v\n", err)
-		return exitFailure
+		return report(stderr, name, err)
 	}
 	return exitOK
 }
@@ -735,8 +723,8 @@ func (e *conditionExperiment) runsCSV(runs []conditionRun) []byte {
 	for i, r := range runs {
 		run := i%e.runs + 1
 		fmt.Fprintf(&b, "%s,%s,%d,%d,%d,%t,%t,%s,%s\n",
-			conditionStrategies[i/perStrategy], formatCSVFloat(conditionNumbers[i%perStrategy/e.runs]),
-			run, run, r.evals, r.reached, r.capped(), r.stop, formatCSVFloat(r.fBest))
+			conditionStrategies[i/perStrategy], formatValue(conditionNumbers[i%perStrategy/e.runs]),
+			run, run, r.evals, r.reached, r.capped(), r.stop, formatValue(r.fBest))
 	}
 	return b.Bytes()
 }
@@ -746,8 +734,8 @@ func (e *conditionExperiment) summaryCSV(cells []conditionCell) []byte {
 	var b bytes.Buffer
 	b.WriteString("strategy,cond,runs,reached,median_evals,min_evals,max_evals,budget\n")
 	for _, c := range cells {
-		fmt.Fprintf(&b, "%s,%s,%d,%d,%s,%s,%s,%d\n", c.strategy, formatCSVFloat(c.cond), c.runs, c.reached,
-			formatCSVFloat(c.median), formatCSVFloat(c.lo), formatCSVFloat(c.hi), e.budget)
+		fmt.Fprintf(&b, "%s,%s,%d,%d,%s,%s,%s,%d\n", c.strategy, formatValue(c.cond), c.runs, c.reached,
+			formatValue(c.median), formatValue(c.lo), formatValue(c.hi), e.budget)
 	}
 	return b.Bytes()
 }

@@ -54,26 +54,42 @@ func parseFlags(fs *flag.FlagSet, args []string, help string, stdout, stderr io.
 }
 
 // parseFlagsOperands is parseFlags for a command that takes operands (hees
-// resume FILE): flags may come before and after them, and it returns the
-// operands in order.
+// resume FILE, hees plot TRACE.csv): flags may come before and after them
+// (parseInterleaved), and it returns the operands in order.
 func parseFlagsOperands(fs *flag.FlagSet, args []string, help string, stdout, stderr io.Writer) (operands []string, status int, done bool) {
 	fs.SetOutput(io.Discard)
+	operands, err := parseInterleaved(fs, args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fmt.Fprint(stdout, help)
+		fs.SetOutput(stdout)
+		fs.PrintDefaults()
+		return nil, exitOK, true
+	case err != nil:
+		fmt.Fprintf(stderr, "%s: %v (run 'hees help %s')\n", fs.Name(), err, strings.TrimPrefix(fs.Name(), "hees "))
+		return nil, exitUsage, true
+	}
+	return operands, exitOK, false
+}
+
+// parseInterleaved parses args with fs, letting flags and operands come in
+// any order ("hees plot t.csv -o t.svg"), and returns the operands. After
+// "--" everything is an operand.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var operands []string
 	for {
-		err := fs.Parse(args)
-		switch {
-		case errors.Is(err, flag.ErrHelp):
-			fmt.Fprint(stdout, help)
-			fs.SetOutput(stdout)
-			fs.PrintDefaults()
-			return nil, exitOK, true
-		case err != nil:
-			fmt.Fprintf(stderr, "%s: %v (run 'hees help %s')\n", fs.Name(), err, strings.TrimPrefix(fs.Name(), "hees "))
-			return nil, exitUsage, true
-		case fs.NArg() == 0:
-			return operands, exitOK, false
+		if err := fs.Parse(args); err != nil {
+			return nil, err
 		}
-		operands = append(operands, fs.Arg(0))
-		args = fs.Args()[1:]
+		rest := fs.Args()
+		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
+			return append(operands, rest...), nil
+		}
+		if len(rest) == 0 {
+			return operands, nil
+		}
+		operands = append(operands, rest[0])
+		args = rest[1:]
 	}
 }
 

@@ -39,22 +39,14 @@ Flags:
 // runPlot is the plot command.
 func runPlot(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("hees plot", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
 	out := fs.String("o", "", "output `FILE`; empty means TRACE with the extension .svg")
 	fopt := fs.String("fopt", "", "optimal value `F*`: plot f - F* instead of f")
 	title := fs.String("title", "", "figure `TITLE`; empty means the trace's file name")
 	width := fs.Int("width", 800, "width `W` in pixels")
 	height := fs.Int("height", 500, "height `H` in pixels")
-	positional, err := parseInterleaved(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			io.WriteString(stdout, plotHelp)
-			fs.SetOutput(stdout)
-			fs.PrintDefaults()
-			return exitOK
-		}
-		fmt.Fprintf(stderr, "hees plot: %v (run 'hees help plot')\n", err)
-		return exitUsage
+	positional, status, done := parseFlagsOperands(fs, args, plotHelp, stdout, stderr)
+	if done {
+		return status
 	}
 	switch {
 	case len(positional) == 0:
@@ -109,27 +101,6 @@ func runPlot(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "wrote %s\n", *out)
 	return exitOK
-}
-
-// parseInterleaved parses args with fs, letting flags and positional
-// arguments come in any order ("hees plot t.csv -o t.svg"), and returns
-// the positional ones. After "--" everything is positional.
-func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
-	var positional []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		rest := fs.Args()
-		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
-			return append(positional, rest...), nil
-		}
-		if len(rest) == 0 {
-			return positional, nil
-		}
-		positional = append(positional, rest[0])
-		args = rest[1:]
-	}
 }
 
 // traceColumns are the columns of a trace (es.Trace.WriteCSV) that plot

@@ -175,17 +175,9 @@ type jsonFloat float64
 func (f jsonFloat) MarshalJSON() ([]byte, error) {
 	v := float64(f)
 	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return []byte(`"` + formatSpecial(v) + `"`), nil
+		return []byte(`"` + formatValue(v) + `"`), nil
 	}
 	return json.Marshal(v)
-}
-
-// formatSpecial writes NaN and the infinities as "NaN", "+Inf" and "-Inf".
-func formatSpecial(v float64) string {
-	if math.IsInf(v, 1) {
-		return "+Inf"
-	}
-	return formatValue(v)
 }
 
 // runRun is the run command.
@@ -490,7 +482,7 @@ func printSummary(w io.Writer, rep *runReport, res es.Result) {
 	fmt.Fprintf(w, "strategy     %s, seed %d\n", rep.Strategy, rep.Seed)
 	fmt.Fprintf(w, "problem      %s, d = %d\n", problem, rep.Dim)
 	fmt.Fprintf(w, "evaluations  %s\n", evals)
-	fmt.Fprintf(w, "best value   %s\n", formatSpecial(res.F))
+	fmt.Fprintf(w, "best value   %s\n", formatValue(res.F))
 	fmt.Fprintf(w, "best x       %s\n", x)
 	fmt.Fprintf(w, "stop reason  %s\n", rep.StopReason)
 	fmt.Fprintf(w, "time         %v\n", res.Elapsed.Round(time.Millisecond))

@@ -636,7 +636,7 @@ func runStatus(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if rep.Restarts > 0 {
 		fmt.Fprintf(stdout, ", %d restarts", rep.Restarts)
 	}
-	fmt.Fprintf(stdout, "\nbest value   %s\n", formatSpecial(f))
+	fmt.Fprintf(stdout, "\nbest value   %s\n", formatValue(f))
 	fmt.Fprintf(stdout, "best x       %s\n", bestX)
 	fmt.Fprintf(stdout, "sigma        %s\n", formatValue(ss.s.Sigma()))
 	fmt.Fprintf(stdout, "state        %s\n", state)

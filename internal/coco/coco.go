@@ -125,8 +125,11 @@ func level(delta float64) int {
 		return MinTargetLevel
 	}
 	// The logarithm only gives a first guess; the comparisons with Target
-	// decide, so the result does not depend on how Log10 rounds.
-	k := int(math.Ceil(math.Log10(delta) * TargetsPerDecade))
+	// decide, so the result does not depend on how Log10 rounds. The guess
+	// is capped at 10^310, above the float64 range, so that Δ = +Inf (f
+	// huge, fopt very negative) gets the first level whose target
+	// overflows rather than converting +Inf to an int.
+	k := int(math.Ceil(min(math.Log10(delta), 310) * TargetsPerDecade))
 	for delta > Target(k) {
 		k++
 	}

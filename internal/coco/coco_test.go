@@ -102,7 +102,9 @@ func TestLevel(t *testing.T) {
 		{1e-300, MinTargetLevel},
 		{math.SmallestNonzeroFloat64, MinTargetLevel},
 		{0, MinTargetLevel - TargetsPerDecade},
-		{3e21, 108}, // 10^21.4 = 2.51e21 < 3e21 ≤ 10^21.6 = 3.98e21
+		{3e21, 108},             // 10^21.4 = 2.51e21 < 3e21 ≤ 10^21.6 = 3.98e21
+		{math.MaxFloat64, 1542}, // 10^308.2 = 1.58e308 < MaxFloat64 < 10^308.4 = +Inf
+		{math.Inf(1), 1542},     // the first target that overflows
 	}
 	for _, c := range cases {
 		if got := level(c.delta); got != c.want {
