@@ -155,7 +155,7 @@ func decodeSession(data []byte) (*session, error) {
 // parseSession reads the payload of a state file.
 func parseSession(payload []byte) (*session, error) {
 	ss := &session{told: map[int]float64{}}
-	if err := json.Unmarshal(payload, &ss.file); err != nil {
+	if err := unmarshalStrict(payload, &ss.file); err != nil {
 		return nil, fmt.Errorf("bad ask/tell state: %v", err)
 	}
 	if err := ss.restore(); err != nil {
@@ -171,6 +171,13 @@ func (ss *session) restore() error {
 	ss.s, err = restoreStrategy(ss.file.Restarts, ss.file.Strategy)
 	if err != nil {
 		return err
+	}
+	wantName := ss.file.Algo
+	if ss.file.Restarts == "ipop" {
+		wantName = "ipop-" + ss.file.Algo
+	}
+	if ss.s.Name() != wantName {
+		return fmt.Errorf("the strategy is %s, the settings say %s", ss.s.Name(), wantName)
 	}
 	if ss.file.MaxEvals < 0 {
 		return fmt.Errorf("max_evals %d is negative", ss.file.MaxEvals)

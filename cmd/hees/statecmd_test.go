@@ -386,3 +386,39 @@ func TestInitAndFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestStateSettingsMustMatch rewrites the settings of a valid state file,
+// with a correct checksum: a file whose algorithm disagrees with its saved
+// strategy, or that has a field hees does not know, is refused.
+func TestStateSettingsMustMatch(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "run.hees")
+	mustCLI(t, "", "init", "-state", path, "-d", "3", "-algo", "hees14")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	payload, err := statefile.DecodeKind(data, stateKind)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ old, new, want string }{
+		{`"algo":"hees14"`, `"algo":"es11"`, "the strategy is hees14, the settings say es11"},
+		{`"algo":"hees14"`, `"algo":"hees14","extra":1`, `unknown field "extra"`},
+	} {
+		edited := strings.Replace(string(payload), c.old, c.new, 1)
+		if edited == string(payload) {
+			t.Fatalf("%q not found in the payload %s", c.old, payload)
+		}
+		file, err := statefile.Encode(stateKind, []byte(edited))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, file, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, _, errOut := cli("", "status", "-state", path)
+		if code != exitFailure || !strings.Contains(errOut, c.want) {
+			t.Errorf("%s: exit %d, stderr %q; want exit 1 and %q", c.new, code, errOut, c.want)
+		}
+	}
+}
