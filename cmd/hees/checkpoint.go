@@ -468,22 +468,6 @@ func (st *checkpointState) check() error {
 	return nil
 }
 
-// encode returns the bytes of the checkpoint file of st, with the state of
-// its strategy as it is now.
-func (st *checkpointState) encode() ([]byte, error) {
-	f := st.file
-	state, err := st.strategy.MarshalBinary()
-	if err != nil {
-		return nil, err
-	}
-	f.Strategy = state
-	payload, err := json.Marshal(&f)
-	if err != nil {
-		return nil, err
-	}
-	return statefile.Encode(checkpointKind, payload)
-}
-
 // unmarshalStrict decodes the JSON object data into v, rejecting unknown
 // fields and anything after the object.
 func unmarshalStrict(data []byte, v any) error {

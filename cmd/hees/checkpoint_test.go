@@ -647,3 +647,19 @@ func TestRunCheckpointProgramMissing(t *testing.T) {
 		t.Errorf("the corrected run: exit %d, stderr %q", code, errOut)
 	}
 }
+
+// encode returns the bytes of the checkpoint file of st, with the state of
+// its strategy as it is now.
+func (st *checkpointState) encode() ([]byte, error) {
+	f := st.file
+	state, err := st.strategy.MarshalBinary()
+	if err != nil {
+		return nil, err
+	}
+	f.Strategy = state
+	payload, err := json.Marshal(&f)
+	if err != nil {
+		return nil, err
+	}
+	return statefile.Encode(checkpointKind, payload)
+}
