@@ -19,11 +19,11 @@ var ErrDependent = errors.New("linalg: vectors are linearly dependent")
 // Each row is orthogonalised against the finished rows; if that removes more
 // than 1 − 1/√2 of its norm (so cancellation may have spoilt orthogonality),
 // the pass is repeated once (the DGKS criterion; "twice is enough",
-// Kahan–Parlett). A row whose
-// remaining norm is at most d·ε times its original norm, or that is zero or
-// not finite, makes GramSchmidt return an error wrapping ErrDependent; rows
-// from that one on are then unspecified. The cost is O(d·k²) and
-// GramSchmidt does not allocate. It panics if k > d or len(norms) != k.
+// Kahan–Parlett). A row whose remaining norm is at most d·ε times its
+// original norm, or that is zero or not finite, makes GramSchmidt return an
+// error wrapping ErrDependent; rows from that one on are then unspecified.
+// The cost is O(d·k²) and GramSchmidt does not allocate. It panics if k > d
+// or len(norms) != k.
 func GramSchmidt(v *Dense, norms []float64) error {
 	k, d := v.rows, v.cols
 	if k > d || len(norms) != k {
@@ -123,5 +123,6 @@ func axpy(alpha float64, x, y []float64) {
 	}
 }
 
-// epsilon is the unit roundoff bound 2⁻⁵² (the spacing of float64 at 1).
+// epsilon is the machine epsilon 2⁻⁵², the spacing of float64 at 1 (twice
+// the unit roundoff 2⁻⁵³).
 const epsilon = 0x1p-52

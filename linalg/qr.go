@@ -22,8 +22,8 @@ type QR struct {
 // Factorize computes the QR factorization of a, which is not modified. It
 // returns an error wrapping ErrNotFinite if a holds NaN or Inf; the receiver
 // is then unusable until the next successful Factorize. Rank-deficient
-// matrices factor without error (R then has zero or tiny diagonal entries). Factorize panics if a
-// has fewer rows than columns.
+// matrices factor without error (R then has zero or tiny diagonal entries).
+// Factorize panics if a has fewer rows than columns.
 //
 // Reflector k is H_k = I − τ_k·v·vᵀ with v_k = 1, chosen so that H_k maps
 // column k of the remaining block onto β·e_k with β = −sign(a_kk)·‖a_k:,k‖

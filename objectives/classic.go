@@ -79,7 +79,16 @@ func NewTwoAxes(dim int, cond float64) (Problem, error) {
 // R = RandomRotation(dim, seed); it depends on both seed and dim
 // (DefaultSeed is 1).
 func NewRotatedEllipsoid(dim int, cond float64, seed uint64) (Problem, error) {
-	const name = "rotellipsoid"
+	return newRotatedQuadratic("rotellipsoid", dim, cond, seed, func() []float64 {
+		return ellipsoidCoefficients(dim, cond)
+	})
+}
+
+// newRotatedQuadratic checks dim (1 … MaxMatrixDim) and cond and returns
+// f(x) = Σ_i w_i·(R·x)_i² with R = RandomRotation(dim, seed) and the weights
+// w from weights (called once the parameters are valid); x* = 0, f* = 0,
+// H = 2·Rᵀ·diag(w)·R. rotellipsoid and quadratic are built by it.
+func newRotatedQuadratic(name string, dim int, cond float64, seed uint64, weights func() []float64) (Problem, error) {
 	if err := checkDim(name, dim, 1, MaxMatrixDim); err != nil {
 		return nil, err
 	}
@@ -90,12 +99,12 @@ func NewRotatedEllipsoid(dim int, cond float64, seed uint64) (Problem, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := ellipsoidCoefficients(dim, cond)
+	w := weights()
 	two := make([]float64, dim)
-	for i, v := range c {
+	for i, v := range w {
 		two[i] = 2 * v
 	}
-	q := &factoredQuadratic{rows: rawMatrix(r), weight: c}
+	q := &factoredQuadratic{rows: rawMatrix(r), weight: w}
 	return &problem{
 		name:   canonical(name, cond, seed, "cond", "seed"),
 		dim:    dim,

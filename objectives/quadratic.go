@@ -103,37 +103,19 @@ func NewQuadratic(h *linalg.Dense, xopt []float64, fopt float64) (Problem, error
 // the condition number of H is cond. x* = 0, f* = 0. It is the spec
 // "quadratic:cond=C,seed=S" (DefaultCond, DefaultSeed).
 func NewRandomQuadratic(dim int, cond float64, seed uint64) (Problem, error) {
-	const name = "quadratic"
-	if err := checkDim(name, dim, 1, MaxMatrixDim); err != nil {
-		return nil, err
-	}
-	if err := checkCond(name, cond); err != nil {
-		return nil, err
-	}
-	r, err := RandomRotation(dim, seed)
-	if err != nil {
-		return nil, err
-	}
-	eig := make([]float64, dim)
-	eig[0] = 1
-	if dim > 1 {
-		stream := rng.NewStream(rng.KeyFromSeed(seed), purposeSpectrum, 0, 0)
-		for i := 1; i < dim-1; i++ {
-			eig[i] = xmath.Pow(cond, stream.Float64())
+	// f = Σ (h_i/2)·(R·x)_i²; the Hessian 2·(h_i/2) = h_i is exact.
+	return newRotatedQuadratic("quadratic", dim, cond, seed, func() []float64 {
+		half := make([]float64, dim)
+		half[0] = 0.5
+		if dim > 1 {
+			stream := rng.NewStream(rng.KeyFromSeed(seed), purposeSpectrum, 0, 0)
+			for i := 1; i < dim-1; i++ {
+				half[i] = 0.5 * xmath.Pow(cond, stream.Float64())
+			}
+			half[dim-1] = 0.5 * cond
 		}
-		eig[dim-1] = cond
-	}
-	half := make([]float64, dim)
-	for i, v := range eig {
-		half[i] = 0.5 * v
-	}
-	q := &factoredQuadratic{rows: rawMatrix(r), weight: half}
-	return &problem{
-		name: canonical(name, cond, seed, "cond", "seed"), dim: dim, bound: classicBound,
-		xopt: make([]float64, dim), hasOpt: true,
-		hess: congruence(q.rows, eig),
-		f:    q.eval,
-	}, nil
+		return half
+	})
 }
 
 // factoredQuadratic evaluates f(x) = Σ_k w_k·(F_k·(x − x*))² + f* for a

@@ -24,9 +24,9 @@ const (
 // shared file between Lock and unlock cannot interleave with another one.
 // While the lock is held elsewhere, Lock retries with a backoff growing from
 // 1 ms to 50 ms until it succeeds or ctx is done; in the latter case (and
-// when ctx is done on entry) it returns an error that wraps ctx.Err(). The operating system releases the
-// lock when its holder exits, even by a crash, so a killed process never
-// leaves a stale lock behind.
+// when ctx is done on entry) it returns an error that wraps ctx.Err(). The
+// operating system releases the lock when its holder exits, even by a
+// crash, so a killed process never leaves a stale lock behind.
 //
 // The lock file is never removed (removing it would let two processes lock
 // two different files of the same name); its content is not used. Use a

@@ -571,8 +571,9 @@ func (pr *process) report(x []float64) *EvalError {
 }
 
 // abort records cause (not nil) as the reason the process is unusable,
-// unless one is recorded already, kills it (and on Unix its process group) and closes its
-// input and output, which ends any write or read in progress.
+// unless one is recorded already, kills it (and on Unix its process group)
+// and closes its input and output, which ends any write or read in
+// progress.
 func (pr *process) abort(cause error) {
 	pr.mu.Lock()
 	first := pr.cause == nil
