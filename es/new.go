@@ -3,6 +3,7 @@ package es
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/hees-dev/hees/linalg"
@@ -40,30 +41,32 @@ func New(name string, cfg Config) (Strategy, error) {
 	if err != nil {
 		return nil, err
 	}
-	var s Strategy
+	s := newStrategy(name)
+	s.setup(rc)
+	return s, nil
+}
+
+// strategy is a Strategy that can be set up from a resolved Config.
+type strategy interface {
+	Strategy
+	setup(cfg Config)
+}
+
+// newStrategy returns the zero value of strategy name, one of Names().
+func newStrategy(name string) strategy {
 	switch name {
 	case nameES11:
-		e := new(es11)
-		e.setup(rc)
-		s = e
+		return new(es11)
 	case nameHEES14:
-		h := new(hees14)
-		h.setup(rc)
-		s = h
+		return new(hees14)
 	case nameHEES:
-		h := new(hees)
-		h.setup(rc)
-		s = h
+		return new(hees)
 	case nameCMA11:
-		c := new(cma11)
-		c.setup(rc)
-		s = c
+		return new(cma11)
 	case nameCMAES:
-		c := new(cmaes)
-		c.setup(rc)
-		s = c
+		return new(cmaes)
 	}
-	return s, nil
+	panic("es: no strategy " + name) // resolve and Load accept only Names()
 }
 
 // Load restores a strategy from a state written by its MarshalBinary,
@@ -76,19 +79,11 @@ func Load(data []byte) (Strategy, error) {
 		return nil, err
 	}
 	var s Strategy
-	switch name {
-	case nameES11:
-		s = new(es11)
-	case nameHEES14:
-		s = new(hees14)
-	case nameHEES:
-		s = new(hees)
-	case nameCMA11:
-		s = new(cma11)
-	case nameCMAES:
-		s = new(cmaes)
-	case ipopStateName:
+	switch {
+	case name == ipopStateName:
 		s = new(IPOP)
+	case slices.Contains(Names(), name):
+		s = newStrategy(name)
 	default:
 		return nil, fmt.Errorf("es: saved state of unknown strategy %q", name)
 	}
@@ -102,9 +97,7 @@ func Load(data []byte) (Strategy, error) {
 // returned X0 and A0 are the caller's (New's setup copies them).
 func resolve(name string, cfg Config) (Config, error) {
 	heesFamily := name == nameHEES || name == nameHEES14
-	switch name {
-	case nameES11, nameHEES14, nameHEES, nameCMA11, nameCMAES:
-	default:
+	if !slices.Contains(Names(), name) {
 		return cfg, fmt.Errorf("es: unknown strategy %q (want one of %s)", name, strings.Join(Names(), ", "))
 	}
 	d := cfg.Dim
