@@ -79,19 +79,7 @@ func newCMAESParams(d, lambda int) cmaesParams {
 	// Eq. (49): w'_i = ln((lambda+1)/2) - ln i; eq. (53) for the positive
 	// ones, normalised to sum 1 (the non-active variant: w_i = 0, i > mu).
 	p.weights = make([]float64, p.mu)
-	top := xmath.Log(float64(lambda+1) / 2)
-	var sum float64
-	for i := range p.weights {
-		w := top - xmath.Log(float64(i+1))
-		p.weights[i] = w
-		sum += w
-	}
-	var sumSq float64
-	for i := range p.weights {
-		p.weights[i] /= sum
-		sumSq += float64(p.weights[i] * p.weights[i])
-	}
-	p.muEff = 1 / sumSq
+	p.muEff = logWeights(p.weights, p.mu, xmath.Log(float64(lambda+1)/2))
 	// Eq. (55): c_sigma = (mu_eff + 2)/(n + mu_eff + 5),
 	// d_sigma = 1 + 2 max(0, sqrt((mu_eff - 1)/(n + 1)) - 1) + c_sigma.
 	p.cs = (p.muEff + 2) / (n + p.muEff + 5)

@@ -35,20 +35,7 @@ func newHEESParams(d, pairs int, cs, ds float64) heesParams {
 	// ALGORITHMS.md Sec. 4: w'_k = ln(lambda~ + 1/2) - ln(min(k, lambda~ + 1/2))
 	// for ranks k = 1..2 lambda~, normalised to sum 1.
 	p.weights = make([]float64, 2*pairs)
-	half := float64(pairs) + 0.5
-	var sum float64
-	for k := 1; k <= pairs; k++ {
-		w := xmath.Log(half) - xmath.Log(float64(k))
-		p.weights[k-1] = w
-		sum += w
-	}
-	var sumSq float64
-	for k := range p.weights {
-		p.weights[k] /= sum
-		sumSq += float64(p.weights[k] * p.weights[k])
-	}
-	// mu_eff = 1 / sum w_k^2.
-	p.muEff = 1 / sumSq
+	p.muEff = logWeights(p.weights, pairs, xmath.Log(float64(pairs)+0.5))
 	// mu_eff^mirr = 1 / (1/mu_eff - (1 - 1/mu_eff) / (2 lambda~ - 1)) (S1 symmMuEff).
 	inv := 1 / p.muEff
 	p.muEffMirr = 1 / (inv - (1-inv)/float64(2*pairs-1))
@@ -103,4 +90,23 @@ func newCMAParams(d int) cmaParams {
 		ccov:    2 / (float64(n*n) + 6),
 		pThresh: 0.44,
 	}
+}
+
+// logWeights sets the CMA-style log weights: w[k-1] = top - ln k for the
+// ranks k = 1..n and 0 for the rest of w, normalised to sum 1, and returns
+// mu_eff = 1 / sum w_k^2 (ALGORITHMS.md Sections 4 and 8; top is
+// ln(lambda~ + 1/2) for HE-ES and ln((lambda + 1)/2) for CMA-ES).
+func logWeights(w []float64, n int, top float64) float64 {
+	var sum float64
+	for k := 1; k <= n; k++ {
+		v := top - xmath.Log(float64(k))
+		w[k-1] = v
+		sum += v
+	}
+	var sumSq float64
+	for k := range w {
+		w[k] /= sum
+		sumSq += float64(w[k] * w[k])
+	}
+	return 1 / sumSq
 }
