@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/xml"
-	"fmt"
 	"io"
 	"math"
 	"os"
@@ -18,31 +17,6 @@ import (
 	"github.com/hees-dev/hees/linalg"
 	"github.com/hees-dev/hees/objectives"
 )
-
-// checkGolden runs hees with args and compares exit status, standard output
-// and standard error with testdata/<name>.golden, in the format of
-// TestGolden (go test -update rewrites the file).
-func checkGolden(t *testing.T, name string, args []string) {
-	t.Helper()
-	var stdout, stderr bytes.Buffer
-	code := run(args, strings.NewReader(""), &stdout, &stderr)
-	got := fmt.Sprintf("# hees %s\n-- stdin --\n\n-- exit --\n%d\n-- stdout --\n%s-- stderr --\n%s",
-		strings.Join(args, " "), code, stdout.String(), stderr.String())
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("output differs from %s:\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
-}
 
 // TestExperimentGolden pins the help and the error lines of bad input.
 func TestExperimentGolden(t *testing.T) {
@@ -66,7 +40,7 @@ func TestExperimentGolden(t *testing.T) {
 		{"experiment_bad_workers", []string{"experiment", "fig2", "-workers", "-1"}},
 		{"experiment_extra_argument", []string{"experiment", "fig2", "out"}},
 	} {
-		t.Run(tc.name, func(t *testing.T) { checkGolden(t, tc.name, tc.args) })
+		t.Run(tc.name, func(t *testing.T) { checkGolden(t, tc.name, tc.args, "") })
 	}
 }
 

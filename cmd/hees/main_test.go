@@ -64,26 +64,32 @@ var cliCases = []cliCase{
 // them).
 func TestGolden(t *testing.T) {
 	for _, tc := range cliCases {
-		t.Run(tc.name, func(t *testing.T) {
-			var stdout, stderr bytes.Buffer
-			code := run(tc.args, strings.NewReader(tc.stdin), &stdout, &stderr)
-			got := fmt.Sprintf("# hees %s\n-- stdin --\n%s\n-- exit --\n%d\n-- stdout --\n%s-- stderr --\n%s",
-				strings.Join(tc.args, " "), tc.stdin, code, stdout.String(), stderr.String())
-			path := filepath.Join("testdata", tc.name+".golden")
-			if *update {
-				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to create it)", err)
-			}
-			if got != string(want) {
-				t.Errorf("output differs from %s:\n--- got\n%s\n--- want\n%s", path, got, want)
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { checkGolden(t, tc.name, tc.args, tc.stdin) })
+	}
+}
+
+// checkGolden runs hees with args and stdin and compares exit status,
+// standard output and standard error with testdata/<name>.golden (go test
+// -update rewrites the file).
+func checkGolden(t *testing.T, name string, args []string, stdin string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := run(args, strings.NewReader(stdin), &stdout, &stderr)
+	got := fmt.Sprintf("# hees %s\n-- stdin --\n%s\n-- exit --\n%d\n-- stdout --\n%s-- stderr --\n%s",
+		strings.Join(args, " "), stdin, code, stdout.String(), stderr.String())
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("output differs from %s:\n--- got\n%s\n--- want\n%s", path, got, want)
 	}
 }
 

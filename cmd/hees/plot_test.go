@@ -34,7 +34,7 @@ func TestPlotGolden(t *testing.T) {
 		{"plot_header_only", []string{"plot", "testdata/plot_header_only.csv", "-o", "unused.svg"}},
 		{"plot_short_row", []string{"plot", "testdata/plot_short_row.csv", "-o", "unused.svg"}},
 	} {
-		t.Run(tc.name, func(t *testing.T) { checkGolden(t, tc.name, tc.args) })
+		t.Run(tc.name, func(t *testing.T) { checkGolden(t, tc.name, tc.args, "") })
 	}
 	if _, err := os.Stat("unused.svg"); err == nil {
 		t.Error("a failed plot wrote its output file")
