@@ -436,49 +436,26 @@ func (b *bench) run(ctx context.Context, stdout, stderr io.Writer) int {
 
 	workers := poolSize(b.workers, len(todo))
 	prog := newBenchProgress(stderr, b.quiet, b.verbose, len(jobs), len(jobs)-len(todo))
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var (
-		next     atomic.Int64
-		wg       sync.WaitGroup
-		errMu    sync.Mutex
-		firstErr error
-	)
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for ctx.Err() == nil {
-				k := int(next.Add(1) - 1)
-				if k >= len(todo) {
-					return
-				}
-				j := jobs[todo[k]]
-				prog.started(j)
-				r, err := b.runJob(ctx, j)
-				if err == nil {
-					err = b.save(j, r)
-				}
-				if err != nil {
-					if !errors.Is(err, errInterrupted) {
-						errMu.Lock()
-						if firstErr == nil {
-							firstErr = err
-						}
-						errMu.Unlock()
-						cancel()
-					}
-					return
-				}
-				records[todo[k]] = r
-				prog.finished(j)
-			}
-		}()
-	}
-	wg.Wait()
+	err := runJobs(ctx, len(todo), workers, func(ctx context.Context, k int) error {
+		j := jobs[todo[k]]
+		prog.started(j)
+		r, err := b.runJob(ctx, j)
+		if err == nil {
+			err = b.save(j, r)
+		}
+		if errors.Is(err, errInterrupted) {
+			return nil // the caller's context is done: no further job starts
+		}
+		if err != nil {
+			return err
+		}
+		records[todo[k]] = r
+		prog.finished(j)
+		return nil
+	})
 	prog.stop()
-	if firstErr != nil {
-		return report(stderr, "hees bench", firstErr)
+	if err != nil {
+		return report(stderr, "hees bench", err)
 	}
 	if done := prog.done.Load(); int(done) < len(jobs) {
 		fmt.Fprintf(stderr, "hees bench: interrupted with %d of %d runs finished (kept in %s); run the same command again to resume\n",

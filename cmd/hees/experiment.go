@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -9,12 +10,9 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"text/tabwriter"
 
 	"github.com/hees-dev/hees/es"
@@ -149,15 +147,6 @@ func (c *experimentCommon) check() error {
 	return nil
 }
 
-// poolSize is the number of goroutines for jobs jobs given -workers
-// (0: the number of CPUs), shared by hees experiment and hees bench.
-func poolSize(workers, jobs int) int {
-	if workers == 0 {
-		workers = runtime.NumCPU()
-	}
-	return max(1, min(workers, jobs))
-}
-
 // writeOutputs creates the output directory and writes each file of files
 // (name to content) atomically, reporting each on stdout.
 func (c *experimentCommon) writeOutputs(stdout io.Writer, files []experimentFile) error {
@@ -178,35 +167,6 @@ func (c *experimentCommon) writeOutputs(stdout io.Writer, files []experimentFile
 type experimentFile struct {
 	name string
 	data []byte
-}
-
-// runJobs calls job(i) for every i in [0, n) on workers goroutines. Each
-// job writes only its own results, so the outcome does not depend on
-// workers. It returns the error of the lowest failing index.
-func runJobs(n, workers int, job func(i int) error) error {
-	errs := make([]error, n)
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= n {
-					return
-				}
-				errs[i] = job(i)
-			}
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // medianOf returns the median of v, which it sorts: the middle value, or
@@ -297,7 +257,7 @@ func (e *fig2Experiment) run(stdout, stderr io.Writer) int {
 	}
 	its := e.recordedIterations()
 	runs := make([]fig2Run, len(fig2Strategies)*e.runs)
-	err = runJobs(len(runs), poolSize(e.workers, len(runs)), func(i int) error {
+	err = runJobs(context.Background(), len(runs), poolSize(e.workers, len(runs)), func(_ context.Context, i int) error {
 		var err error
 		runs[i], err = e.oneRun(fig2Strategies[i/e.runs].name, uint64(i%e.runs+1), its)
 		return err
@@ -592,7 +552,7 @@ func (e *conditionExperiment) run(stdout, stderr io.Writer) int {
 	}
 	perStrategy := len(conditionNumbers) * e.runs
 	runs := make([]conditionRun, len(conditionStrategies)*perStrategy)
-	err = runJobs(len(runs), poolSize(e.workers, len(runs)), func(i int) error {
+	err = runJobs(context.Background(), len(runs), poolSize(e.workers, len(runs)), func(_ context.Context, i int) error {
 		name := conditionStrategies[i/perStrategy]
 		cond := conditionNumbers[i%perStrategy/e.runs]
 		var err error
