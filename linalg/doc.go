@@ -34,14 +34,25 @@
 //
 // # Reproducibility
 //
-// Every operation has one code path and a fixed summation order that does not
-// depend on the CPU, on the run, or on the number of cores. Every product
-// that feeds a sum is rounded explicitly, as in s += float64(a*b), so that
-// the compiler cannot fuse it into a fused multiply-add: results are
-// bit-identical on amd64 (any GOAMD64 level) and arm64. No routine calls
-// math functions that are implemented in assembly or differently per
-// architecture: math.Hypot is replaced by a portable version, and the few
-// logarithms and exponentials ([LogDet], [Cholesky.LogDet],
-// [NormalizedTrace]) use the project's portable internal/xmath. math.Sqrt,
-// math.Abs, math.Frexp and math.Ldexp are exact everywhere.
+// Every operation has a fixed summation order that does not depend on the
+// CPU, on the run, or on the number of cores. Every product that feeds a sum
+// is rounded explicitly, as in s += float64(a*b), so that the compiler cannot
+// fuse it into a fused multiply-add: results are bit-identical on amd64 (any
+// GOAMD64 level) and arm64. No routine calls math functions that are
+// implemented in assembly or differently per architecture: math.Hypot is
+// replaced by a portable version, and the few logarithms and exponentials
+// ([LogDet], [Cholesky.LogDet], [NormalizedTrace]) use the project's portable
+// internal/xmath. math.Sqrt, math.Abs, math.Frexp and math.Ldexp are exact
+// everywhere.
+//
+// # Assembly kernels
+//
+// On amd64 CPUs with AVX2 the inner loops of [Dot], [Norm], [MulVec],
+// [Dense.AddOuterSum] and [GramSchmidt], and the dot products inside
+// [Cholesky] and [SymEig], run as assembly: a dot product keeps
+// its four partial sums in the four lanes of one vector register and
+// multiplies and adds without fusing, which is exactly the order of the Go
+// code, so both give the same bits (the tests compare them on every length
+// and alignment). Other CPUs and architectures run the Go code; the build
+// tag purego selects it everywhere (go test -tags purego ./linalg).
 package linalg

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"testing"
 )
@@ -51,6 +52,28 @@ func TestNoFusedMultiplyAdd(t *testing.T) {
 				t.Logf("%s", line)
 			}
 			t.Errorf("%v: %d fused multiply-add instructions in linalg", env, len(hits))
+		}
+	}
+}
+
+// TestAssemblyHasNoFusedMultiplyAdd checks the hand-written kernels the
+// same way: their results equal the Go code's only if they round every
+// product before adding it.
+func TestAssemblyHasNoFusedMultiplyAdd(t *testing.T) {
+	files, err := filepath.Glob("*.s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Fatal("no assembly files found in the package directory")
+	}
+	for _, name := range files {
+		src, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if hits := fusedOp.FindAll(src, -1); len(hits) > 0 {
+			t.Errorf("%s: fused multiply-add instructions %q", name, hits)
 		}
 	}
 }

@@ -88,33 +88,6 @@ func orthogonalizeRow(v *Dense, i int, c0 float64) float64 {
 	return normFromSquares(axpyDot(-c, last, vi, vi), vi)
 }
 
-// axpyDot sets y = y + alpha·x and returns dot(z, y) of the updated y, in
-// one pass; z may be y. The results are bit-identical to axpy then dot.
-func axpyDot(alpha float64, x, y, z []float64) float64 {
-	n := len(x)
-	y, z = y[:n], z[:n]
-	var s0, s1, s2, s3 float64
-	i := 0
-	for ; i <= n-4; i += 4 {
-		xs, ys, zs := x[i:i+4:i+4], y[i:i+4:i+4], z[i:i+4:i+4]
-		y0 := ys[0] + float64(alpha*xs[0])
-		y1 := ys[1] + float64(alpha*xs[1])
-		y2 := ys[2] + float64(alpha*xs[2])
-		y3 := ys[3] + float64(alpha*xs[3])
-		ys[0], ys[1], ys[2], ys[3] = y0, y1, y2, y3
-		s0 += float64(zs[0] * y0)
-		s1 += float64(zs[1] * y1)
-		s2 += float64(zs[2] * y2)
-		s3 += float64(zs[3] * y3)
-	}
-	s := (s0 + s1) + (s2 + s3)
-	for ; i < n; i++ {
-		y[i] += float64(alpha * x[i])
-		s += float64(z[i] * y[i])
-	}
-	return s
-}
-
 // axpy sets y = y + alpha·x element by element; len(y) >= len(x).
 func axpy(alpha float64, x, y []float64) {
 	y = y[:len(x)]

@@ -16,53 +16,6 @@ func Dot(x, y []float64) float64 {
 	return dot(x, y)
 }
 
-// dot is Dot without the length check; len(y) >= len(x). (Indexed loops
-// with one three-index slice per step compile to the tightest code here.)
-func dot(x, y []float64) float64 {
-	n := len(x)
-	y = y[:n]
-	var s0, s1, s2, s3 float64
-	i := 0
-	for ; i <= n-4; i += 4 {
-		xs, ys := x[i:i+4:i+4], y[i:i+4:i+4]
-		s0 += float64(xs[0] * ys[0])
-		s1 += float64(xs[1] * ys[1])
-		s2 += float64(xs[2] * ys[2])
-		s3 += float64(xs[3] * ys[3])
-	}
-	s := (s0 + s1) + (s2 + s3)
-	for ; i < n; i++ {
-		s += float64(x[i] * y[i])
-	}
-	return s
-}
-
-// dot2 returns dot(x, r0) and dot(x, r1), bit for bit, sharing the loads
-// of x between two rows; len(r0), len(r1) >= len(x).
-func dot2(x, r0, r1 []float64) (float64, float64) {
-	n := len(x)
-	r0, r1 = r0[:n], r1[:n]
-	var a0, a1, a2, a3, b0, b1, b2, b3 float64
-	i := 0
-	for ; i <= n-4; i += 4 {
-		xs, p, q := x[i:i+4:i+4], r0[i:i+4:i+4], r1[i:i+4:i+4]
-		a0 += float64(p[0] * xs[0])
-		b0 += float64(q[0] * xs[0])
-		a1 += float64(p[1] * xs[1])
-		b1 += float64(q[1] * xs[1])
-		a2 += float64(p[2] * xs[2])
-		b2 += float64(q[2] * xs[2])
-		a3 += float64(p[3] * xs[3])
-		b3 += float64(q[3] * xs[3])
-	}
-	s, t := (a0+a1)+(a2+a3), (b0+b1)+(b2+b3)
-	for ; i < n; i++ {
-		s += float64(r0[i] * x[i])
-		t += float64(r1[i] * x[i])
-	}
-	return s, t
-}
-
 // Norm returns the Euclidean norm of x. It is sqrt(Dot(x, x)) unless that
 // overflows or underflows, in which case x is scaled by its largest
 // magnitude first.
@@ -105,13 +58,7 @@ func MulVec(dst []float64, a *Dense, x []float64) {
 	if vectorOverlapsMatrix(dst, a) {
 		panic(fmt.Sprintf("linalg: MulVec: dst (length %d) shares storage with A %s", len(dst), shape(a)))
 	}
-	i := 0
-	for ; i+2 <= a.rows; i += 2 {
-		dst[i], dst[i+1] = dot2(x, a.data[i*a.stride:], a.data[(i+1)*a.stride:])
-	}
-	if i < a.rows {
-		dst[i] = dot(x, a.data[i*a.stride:])
-	}
+	mulVec(dst, a, x)
 }
 
 // MulVecT sets dst = Aᵀ·x. dst must have length c and x length r for an r×c
@@ -207,36 +154,7 @@ func (m *Dense) AddOuterSum(alpha []float64, x, y *Dense) {
 			for kk := range t {
 				t[kk] = alpha[k0+kk] * x.data[(k0+kk)*x.stride+i]
 			}
-			row := m.data[i*m.stride : i*m.stride+m.cols]
-			// Eight columns at a time, the terms in increasing k.
-			j := 0
-			for ; j+8 <= len(row); j += 8 {
-				r := row[j : j+8 : j+8]
-				v0, v1, v2, v3, v4, v5, v6, v7 := r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7]
-				off := k0*ys + j
-				for _, tk := range t {
-					yk := y.data[off : off+8 : off+8]
-					v0 += float64(tk * yk[0])
-					v1 += float64(tk * yk[1])
-					v2 += float64(tk * yk[2])
-					v3 += float64(tk * yk[3])
-					v4 += float64(tk * yk[4])
-					v5 += float64(tk * yk[5])
-					v6 += float64(tk * yk[6])
-					v7 += float64(tk * yk[7])
-					off += ys
-				}
-				r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7] = v0, v1, v2, v3, v4, v5, v6, v7
-			}
-			for ; j < len(row); j++ {
-				v := row[j]
-				off := k0*ys + j
-				for _, tk := range t {
-					v += float64(tk * y.data[off])
-					off += ys
-				}
-				row[j] = v
-			}
+			addOuterRow(m.data[i*m.stride:i*m.stride+m.cols], t, y.data[k0*ys:], ys)
 		}
 	}
 }

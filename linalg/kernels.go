@@ -1,0 +1,138 @@
+package linalg
+
+// The kernels below are the inner loops of the products and of
+// Gram-Schmidt in portable Go. On amd64 with AVX2 (and without the purego
+// build tag) the same loops run as assembly, in kernels_amd64.s, with the
+// same operations in the same order: one 4-lane vector register holds the
+// four partial sums s0..s3 of a dot product, products are rounded before
+// they are added (VMULPD then VADDPD, never a fused multiply-add), and the
+// partial sums are combined as (s0+s1)+(s2+s3). Both paths therefore give
+// the same bits; TestKernelsMatch checks this on every length and alignment.
+
+// dotGo returns Σ x_i·y_i in the order Dot documents; len(y) >= len(x).
+// (Indexed loops with one three-index slice per step compile to the
+// tightest code here.)
+func dotGo(x, y []float64) float64 {
+	n := len(x)
+	y = y[:n]
+	var s0, s1, s2, s3 float64
+	i := 0
+	for ; i <= n-4; i += 4 {
+		xs, ys := x[i:i+4:i+4], y[i:i+4:i+4]
+		s0 += float64(xs[0] * ys[0])
+		s1 += float64(xs[1] * ys[1])
+		s2 += float64(xs[2] * ys[2])
+		s3 += float64(xs[3] * ys[3])
+	}
+	s := (s0 + s1) + (s2 + s3)
+	for ; i < n; i++ {
+		s += float64(x[i] * y[i])
+	}
+	return s
+}
+
+// dot2Go returns dotGo(x, r0) and dotGo(x, r1), bit for bit, sharing the
+// loads of x between two rows; len(r0), len(r1) >= len(x).
+func dot2Go(x, r0, r1 []float64) (float64, float64) {
+	n := len(x)
+	r0, r1 = r0[:n], r1[:n]
+	var a0, a1, a2, a3, b0, b1, b2, b3 float64
+	i := 0
+	for ; i <= n-4; i += 4 {
+		xs, p, q := x[i:i+4:i+4], r0[i:i+4:i+4], r1[i:i+4:i+4]
+		a0 += float64(p[0] * xs[0])
+		b0 += float64(q[0] * xs[0])
+		a1 += float64(p[1] * xs[1])
+		b1 += float64(q[1] * xs[1])
+		a2 += float64(p[2] * xs[2])
+		b2 += float64(q[2] * xs[2])
+		a3 += float64(p[3] * xs[3])
+		b3 += float64(q[3] * xs[3])
+	}
+	s, t := (a0+a1)+(a2+a3), (b0+b1)+(b2+b3)
+	for ; i < n; i++ {
+		s += float64(r0[i] * x[i])
+		t += float64(r1[i] * x[i])
+	}
+	return s, t
+}
+
+// mulVecGo sets dst = A·x two rows at a time; element i is dotGo(x, row i).
+func mulVecGo(dst []float64, a *Dense, x []float64) {
+	i := 0
+	for ; i+2 <= a.rows; i += 2 {
+		dst[i], dst[i+1] = dot2Go(x, a.data[i*a.stride:], a.data[(i+1)*a.stride:])
+	}
+	if i < a.rows {
+		dst[i] = dotGo(x, a.data[i*a.stride:])
+	}
+}
+
+// axpyDotGo sets y = y + alpha·x and returns dotGo(z, y) of the updated y,
+// in one pass; z is y or shares no element with it, and len(y), len(z) >=
+// len(x). The results are bit-identical to axpy then dot.
+func axpyDotGo(alpha float64, x, y, z []float64) float64 {
+	n := len(x)
+	y, z = y[:n], z[:n]
+	var s0, s1, s2, s3 float64
+	i := 0
+	for ; i <= n-4; i += 4 {
+		xs, ys, zs := x[i:i+4:i+4], y[i:i+4:i+4], z[i:i+4:i+4]
+		y0 := ys[0] + float64(alpha*xs[0])
+		y1 := ys[1] + float64(alpha*xs[1])
+		y2 := ys[2] + float64(alpha*xs[2])
+		y3 := ys[3] + float64(alpha*xs[3])
+		ys[0], ys[1], ys[2], ys[3] = y0, y1, y2, y3
+		s0 += float64(zs[0] * y0)
+		s1 += float64(zs[1] * y1)
+		s2 += float64(zs[2] * y2)
+		s3 += float64(zs[3] * y3)
+	}
+	s := (s0 + s1) + (s2 + s3)
+	for ; i < n; i++ {
+		y[i] += float64(alpha * x[i])
+		s += float64(z[i] * y[i])
+	}
+	return s
+}
+
+// addOuterRowGo adds Σ_k t_k·y_k to row, the terms in increasing k, where
+// y_k = y[k·ys : k·ys+len(row)]; len(y) >= (len(t)−1)·ys + len(row). It is
+// one row of AddOuterSum: each element is loaded and stored once.
+func addOuterRowGo(row, t, y []float64, ys int) {
+	// Eight columns at a time.
+	j := 0
+	for ; j+8 <= len(row); j += 8 {
+		r := row[j : j+8 : j+8]
+		v0, v1, v2, v3, v4, v5, v6, v7 := r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7]
+		off := j
+		for _, tk := range t {
+			yk := y[off : off+8 : off+8]
+			v0 += float64(tk * yk[0])
+			v1 += float64(tk * yk[1])
+			v2 += float64(tk * yk[2])
+			v3 += float64(tk * yk[3])
+			v4 += float64(tk * yk[4])
+			v5 += float64(tk * yk[5])
+			v6 += float64(tk * yk[6])
+			v7 += float64(tk * yk[7])
+			off += ys
+		}
+		r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7] = v0, v1, v2, v3, v4, v5, v6, v7
+	}
+	addOuterColumnsGo(row, t, y, ys, j)
+}
+
+// addOuterColumnsGo is addOuterRowGo for the columns from j0 on, one at a
+// time.
+func addOuterColumnsGo(row, t, y []float64, ys, j0 int) {
+	for j := j0; j < len(row); j++ {
+		v := row[j]
+		off := j
+		for _, tk := range t {
+			v += float64(tk * y[off])
+			off += ys
+		}
+		row[j] = v
+	}
+}

@@ -1,0 +1,119 @@
+//go:build amd64 && !purego
+
+package linalg
+
+// useAVX2 reports whether the AVX2 kernels of kernels_amd64.s run: the CPU
+// has AVX2 and the operating system saves the YMM registers. Otherwise the
+// portable Go kernels run; both give the same bits.
+var useAVX2 = detectAVX2()
+
+// detectAVX2 asks CPUID for AVX and AVX2 and XGETBV for the operating
+// system's support of the SSE and AVX register state.
+func detectAVX2() bool {
+	maxLeaf, _, _, _ := cpuid(0, 0)
+	if maxLeaf < 7 {
+		return false
+	}
+	const osxsave, avx = 1 << 27, 1 << 28
+	if _, _, ecx, _ := cpuid(1, 0); ecx&(osxsave|avx) != osxsave|avx {
+		return false
+	}
+	const sseAndAVXState = 1<<1 | 1<<2
+	if xcr0, _ := xgetbv(); xcr0&sseAndAVXState != sseAndAVXState {
+		return false
+	}
+	const avx2 = 1 << 5
+	_, ebx, _, _ := cpuid(7, 0)
+	return ebx&avx2 != 0
+}
+
+// dot is dotGo; len(y) >= len(x).
+func dot(x, y []float64) float64 {
+	if useAVX2 {
+		return dotAVX2(x, y[:len(x)])
+	}
+	return dotGo(x, y)
+}
+
+// dot2 is dot2Go; len(r0), len(r1) >= len(x).
+func dot2(x, r0, r1 []float64) (float64, float64) {
+	if useAVX2 {
+		n := len(x)
+		return dot2AVX2(x, r0[:n], r1[:n])
+	}
+	return dot2Go(x, r0, r1)
+}
+
+// mulVec is mulVecGo, four rows at a time.
+func mulVec(dst []float64, a *Dense, x []float64) {
+	if !useAVX2 {
+		mulVecGo(dst, a, x)
+		return
+	}
+	n, s := len(x), a.stride
+	i := 0
+	for ; i+4 <= a.rows; i += 4 {
+		// The slice bounds check that all four rows lie in a.data.
+		dst[i], dst[i+1], dst[i+2], dst[i+3] = dot4AVX2(x, a.data[i*s:(i+3)*s+n], s)
+	}
+	for ; i < a.rows; i++ {
+		dst[i] = dotAVX2(x, a.data[i*s:i*s+n])
+	}
+}
+
+// axpyDot is axpyDotGo; z is y or shares no element with it.
+func axpyDot(alpha float64, x, y, z []float64) float64 {
+	if useAVX2 {
+		n := len(x)
+		return axpyDotAVX2(alpha, x, y[:n], z[:n])
+	}
+	return axpyDotGo(alpha, x, y, z)
+}
+
+// addOuterRow is addOuterRowGo.
+func addOuterRow(row, t, y []float64, ys int) {
+	if !useAVX2 || len(t) == 0 {
+		addOuterRowGo(row, t, y, ys)
+		return
+	}
+	n := len(row)
+	// The slice bound checks that every y_k lies in y.
+	addOuterRowAVX2(row, t, y[:(len(t)-1)*ys+n], ys)
+	addOuterColumnsGo(row, t, y, ys, n&^3)
+}
+
+// The assembly kernels. Each takes slices whose lengths the callers above
+// have checked: the x (or row) operand sets the length n.
+
+// cpuid executes CPUID with EAX = leaf and ECX = subleaf.
+func cpuid(leaf, subleaf uint32) (eax, ebx, ecx, edx uint32)
+
+// xgetbv returns the extended control register XCR0.
+func xgetbv() (eax, edx uint32)
+
+// dotAVX2 is dotGo; len(y) = len(x).
+//
+//go:noescape
+func dotAVX2(x, y []float64) float64
+
+// dot2AVX2 is dot2Go; len(r0) = len(r1) = len(x).
+//
+//go:noescape
+func dot2AVX2(x, r0, r1 []float64) (s, t float64)
+
+// dot4AVX2 returns dotGo(x, row r) for the rows r = 0..3 that start at
+// a[r·stride]; len(a) >= 3·stride + len(x).
+//
+//go:noescape
+func dot4AVX2(x, a []float64, stride int) (s0, s1, s2, s3 float64)
+
+// axpyDotAVX2 is axpyDotGo; len(y) = len(z) = len(x).
+//
+//go:noescape
+func axpyDotAVX2(alpha float64, x, y, z []float64) float64
+
+// addOuterRowAVX2 is addOuterRowGo for the columns below len(row)&^3;
+// len(t) >= 1 and len(y) = (len(t)−1)·ys + len(row).
+//
+//go:noescape
+func addOuterRowAVX2(row, t, y []float64, ys int)

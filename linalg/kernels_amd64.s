@@ -1,0 +1,311 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// The AVX2 twins of the Go kernels in kernels.go. A dot product keeps its
+// four partial sums s0..s3 (over the indices i ≡ 0, 1, 2, 3 mod 4) in the
+// four lanes of one Y register, multiplies with VMULPD and adds with VADDPD
+// (no fused multiply-add), reduces as (s0+s1)+(s2+s3) with two VHADDPD, and
+// adds the last len mod 4 terms one by one: the operations of dotGo, in its
+// order, so the results are the same bits.
+
+// REDUCE leaves (s0+s1)+(s2+s3) of the lanes of Y register y in the low
+// lane of its X register x, using the X register tmp.
+#define REDUCE(y, x, tmp) \
+	VEXTRACTF128 $1, y, tmp \
+	VHADDPD      tmp, x, x  \
+	VHADDPD      x, x, x
+
+// func cpuid(leaf, subleaf uint32) (eax, ebx, ecx, edx uint32)
+TEXT ·cpuid(SB), NOSPLIT, $0-24
+	MOVL leaf+0(FP), AX
+	MOVL subleaf+4(FP), CX
+	CPUID
+	MOVL AX, eax+8(FP)
+	MOVL BX, ebx+12(FP)
+	MOVL CX, ecx+16(FP)
+	MOVL DX, edx+20(FP)
+	RET
+
+// func xgetbv() (eax, edx uint32)
+TEXT ·xgetbv(SB), NOSPLIT, $0-8
+	MOVL $0, CX
+	XGETBV
+	MOVL AX, eax+0(FP)
+	MOVL DX, edx+4(FP)
+	RET
+
+// func dotAVX2(x, y []float64) float64
+TEXT ·dotAVX2(SB), NOSPLIT, $0-56
+	MOVQ   x_base+0(FP), SI
+	MOVQ   x_len+8(FP), CX
+	MOVQ   y_base+24(FP), DI
+	VXORPD Y0, Y0, Y0
+	XORQ   AX, AX
+	MOVQ   CX, BX
+	ANDQ   $-4, BX
+	JZ     dot_reduce
+
+dot_loop:
+	VMOVUPD (SI)(AX*8), Y1
+	VMULPD  (DI)(AX*8), Y1, Y1
+	VADDPD  Y1, Y0, Y0
+	ADDQ    $4, AX
+	CMPQ    AX, BX
+	JLT     dot_loop
+
+dot_reduce:
+	REDUCE(Y0, X0, X1)
+
+dot_tail:
+	CMPQ   AX, CX
+	JGE    dot_done
+	VMOVSD (SI)(AX*8), X1
+	VMULSD (DI)(AX*8), X1, X1
+	VADDSD X1, X0, X0
+	INCQ   AX
+	JMP    dot_tail
+
+dot_done:
+	VMOVSD X0, ret+48(FP)
+	VZEROUPPER
+	RET
+
+// func dot2AVX2(x, r0, r1 []float64) (s, t float64)
+TEXT ·dot2AVX2(SB), NOSPLIT, $0-88
+	MOVQ   x_base+0(FP), SI
+	MOVQ   x_len+8(FP), CX
+	MOVQ   r0_base+24(FP), DI
+	MOVQ   r1_base+48(FP), R8
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	XORQ   AX, AX
+	MOVQ   CX, BX
+	ANDQ   $-4, BX
+	JZ     dot2_reduce
+
+dot2_loop:
+	VMOVUPD (SI)(AX*8), Y2
+	VMULPD  (DI)(AX*8), Y2, Y3
+	VADDPD  Y3, Y0, Y0
+	VMULPD  (R8)(AX*8), Y2, Y4
+	VADDPD  Y4, Y1, Y1
+	ADDQ    $4, AX
+	CMPQ    AX, BX
+	JLT     dot2_loop
+
+dot2_reduce:
+	REDUCE(Y0, X0, X2)
+	REDUCE(Y1, X1, X2)
+
+dot2_tail:
+	CMPQ   AX, CX
+	JGE    dot2_done
+	VMOVSD (SI)(AX*8), X2
+	VMULSD (DI)(AX*8), X2, X3
+	VADDSD X3, X0, X0
+	VMULSD (R8)(AX*8), X2, X4
+	VADDSD X4, X1, X1
+	INCQ   AX
+	JMP    dot2_tail
+
+dot2_done:
+	VMOVSD X0, s+72(FP)
+	VMOVSD X1, t+80(FP)
+	VZEROUPPER
+	RET
+
+// func dot4AVX2(x, a []float64, stride int) (s0, s1, s2, s3 float64)
+TEXT ·dot4AVX2(SB), NOSPLIT, $0-88
+	MOVQ   x_base+0(FP), SI
+	MOVQ   x_len+8(FP), CX
+	MOVQ   a_base+24(FP), DI
+	MOVQ   stride+48(FP), DX
+	SHLQ   $3, DX
+	LEAQ   (DI)(DX*1), R8
+	LEAQ   (R8)(DX*1), R9
+	LEAQ   (R9)(DX*1), R10
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	XORQ   AX, AX
+	MOVQ   CX, BX
+	ANDQ   $-4, BX
+	JZ     dot4_reduce
+
+dot4_loop:
+	VMOVUPD (SI)(AX*8), Y4
+	VMULPD  (DI)(AX*8), Y4, Y5
+	VADDPD  Y5, Y0, Y0
+	VMULPD  (R8)(AX*8), Y4, Y6
+	VADDPD  Y6, Y1, Y1
+	VMULPD  (R9)(AX*8), Y4, Y7
+	VADDPD  Y7, Y2, Y2
+	VMULPD  (R10)(AX*8), Y4, Y8
+	VADDPD  Y8, Y3, Y3
+	ADDQ    $4, AX
+	CMPQ    AX, BX
+	JLT     dot4_loop
+
+dot4_reduce:
+	REDUCE(Y0, X0, X4)
+	REDUCE(Y1, X1, X4)
+	REDUCE(Y2, X2, X4)
+	REDUCE(Y3, X3, X4)
+
+dot4_tail:
+	CMPQ   AX, CX
+	JGE    dot4_done
+	VMOVSD (SI)(AX*8), X4
+	VMULSD (DI)(AX*8), X4, X5
+	VADDSD X5, X0, X0
+	VMULSD (R8)(AX*8), X4, X6
+	VADDSD X6, X1, X1
+	VMULSD (R9)(AX*8), X4, X7
+	VADDSD X7, X2, X2
+	VMULSD (R10)(AX*8), X4, X8
+	VADDSD X8, X3, X3
+	INCQ   AX
+	JMP    dot4_tail
+
+dot4_done:
+	VMOVSD X0, s0+56(FP)
+	VMOVSD X1, s1+64(FP)
+	VMOVSD X2, s2+72(FP)
+	VMOVSD X3, s3+80(FP)
+	VZEROUPPER
+	RET
+
+// func axpyDotAVX2(alpha float64, x, y, z []float64) float64
+//
+// The store of y comes before the load of z, so z may be y.
+TEXT ·axpyDotAVX2(SB), NOSPLIT, $0-88
+	VBROADCASTSD alpha+0(FP), Y15
+	MOVQ         x_base+8(FP), SI
+	MOVQ         x_len+16(FP), CX
+	MOVQ         y_base+32(FP), DI
+	MOVQ         z_base+56(FP), R8
+	VXORPD       Y0, Y0, Y0
+	XORQ         AX, AX
+	MOVQ         CX, BX
+	ANDQ         $-4, BX
+	JZ           axpydot_reduce
+
+axpydot_loop:
+	VMULPD  (SI)(AX*8), Y15, Y1
+	VADDPD  (DI)(AX*8), Y1, Y1
+	VMOVUPD Y1, (DI)(AX*8)
+	VMULPD  (R8)(AX*8), Y1, Y2
+	VADDPD  Y2, Y0, Y0
+	ADDQ    $4, AX
+	CMPQ    AX, BX
+	JLT     axpydot_loop
+
+axpydot_reduce:
+	REDUCE(Y0, X0, X1)
+
+axpydot_tail:
+	CMPQ   AX, CX
+	JGE    axpydot_done
+	VMULSD (SI)(AX*8), X15, X1
+	VADDSD (DI)(AX*8), X1, X1
+	VMOVSD X1, (DI)(AX*8)
+	VMULSD (R8)(AX*8), X1, X2
+	VADDSD X2, X0, X0
+	INCQ   AX
+	JMP    axpydot_tail
+
+axpydot_done:
+	VMOVSD X0, ret+80(FP)
+	VZEROUPPER
+	RET
+
+// func addOuterRowAVX2(row, t, y []float64, ys int)
+//
+// Columns in blocks of 32 (eight independent sums in Y0..Y7, enough to hide
+// the latency of VADDPD), then blocks of 4; the k loop is innermost, so
+// each element of row is loaded and stored once.
+TEXT ·addOuterRowAVX2(SB), NOSPLIT, $0-80
+	MOVQ row_base+0(FP), DI
+	MOVQ row_len+8(FP), CX
+	MOVQ t_base+24(FP), SI
+	MOVQ t_len+32(FP), R8
+	MOVQ y_base+48(FP), DX
+	MOVQ ys+72(FP), R9
+	SHLQ $3, R9
+	XORQ AX, AX
+
+outer32:
+	LEAQ 32(AX), BX
+	CMPQ BX, CX
+	JGT  outer4
+	VMOVUPD (DI)(AX*8), Y0
+	VMOVUPD 32(DI)(AX*8), Y1
+	VMOVUPD 64(DI)(AX*8), Y2
+	VMOVUPD 96(DI)(AX*8), Y3
+	VMOVUPD 128(DI)(AX*8), Y4
+	VMOVUPD 160(DI)(AX*8), Y5
+	VMOVUPD 192(DI)(AX*8), Y6
+	VMOVUPD 224(DI)(AX*8), Y7
+	LEAQ    (DX)(AX*8), R10
+	XORQ    R11, R11
+
+inner32:
+	VBROADCASTSD (SI)(R11*8), Y8
+	VMULPD       (R10), Y8, Y9
+	VADDPD       Y9, Y0, Y0
+	VMULPD       32(R10), Y8, Y10
+	VADDPD       Y10, Y1, Y1
+	VMULPD       64(R10), Y8, Y11
+	VADDPD       Y11, Y2, Y2
+	VMULPD       96(R10), Y8, Y12
+	VADDPD       Y12, Y3, Y3
+	VMULPD       128(R10), Y8, Y9
+	VADDPD       Y9, Y4, Y4
+	VMULPD       160(R10), Y8, Y10
+	VADDPD       Y10, Y5, Y5
+	VMULPD       192(R10), Y8, Y11
+	VADDPD       Y11, Y6, Y6
+	VMULPD       224(R10), Y8, Y12
+	VADDPD       Y12, Y7, Y7
+	ADDQ         R9, R10
+	INCQ         R11
+	CMPQ         R11, R8
+	JLT          inner32
+
+	VMOVUPD Y0, (DI)(AX*8)
+	VMOVUPD Y1, 32(DI)(AX*8)
+	VMOVUPD Y2, 64(DI)(AX*8)
+	VMOVUPD Y3, 96(DI)(AX*8)
+	VMOVUPD Y4, 128(DI)(AX*8)
+	VMOVUPD Y5, 160(DI)(AX*8)
+	VMOVUPD Y6, 192(DI)(AX*8)
+	VMOVUPD Y7, 224(DI)(AX*8)
+	MOVQ    BX, AX
+	JMP     outer32
+
+outer4:
+	LEAQ 4(AX), BX
+	CMPQ BX, CX
+	JGT  done
+	VMOVUPD (DI)(AX*8), Y0
+	LEAQ    (DX)(AX*8), R10
+	XORQ    R11, R11
+
+inner4:
+	VBROADCASTSD (SI)(R11*8), Y8
+	VMULPD       (R10), Y8, Y9
+	VADDPD       Y9, Y0, Y0
+	ADDQ         R9, R10
+	INCQ         R11
+	CMPQ         R11, R8
+	JLT          inner4
+
+	VMOVUPD Y0, (DI)(AX*8)
+	MOVQ    BX, AX
+	JMP     outer4
+
+done:
+	VZEROUPPER
+	RET

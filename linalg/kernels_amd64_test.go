@@ -1,0 +1,162 @@
+//go:build amd64 && !purego
+
+package linalg
+
+import (
+	"encoding/binary"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// kernelValues returns n values for the kernel comparison: normal numbers
+// scaled over 60 binary orders of magnitude, so that any change in the
+// order of the additions changes the rounded result, and, if special is
+// set, some zeros of both signs, subnormals, infinities and NaNs.
+func kernelValues(rng *rand.Rand, n int, special bool) []float64 {
+	x := make([]float64, n)
+	for i := range x {
+		x[i] = math.Ldexp(rng.NormFloat64(), rng.IntN(61)-30)
+		if special && rng.IntN(8) == 0 {
+			x[i] = []float64{0, math.Copysign(0, -1), 0x1p-1060, -0x1p-1070, math.Inf(1), math.Inf(-1), math.NaN()}[rng.IntN(7)]
+		}
+	}
+	return x
+}
+
+// sameResult reports whether two kernel results are the same bits, counting
+// any two NaNs as the same (x86 propagates a NaN's payload from whichever
+// operand the instruction lists first, which the compiler chooses).
+func sameResult(a, b float64) bool {
+	return sameBits(a, b) || math.IsNaN(a) && math.IsNaN(b)
+}
+
+func sameVectors(a, b []float64) bool {
+	for i := range a {
+		if !sameResult(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// TestKernelsMatch checks that every AVX2 kernel gives the bits of its Go
+// twin, for all lengths up to 70 (every remainder mod 4 and mod 32), at
+// every alignment mod 32 bytes, with and without special values.
+func TestKernelsMatch(t *testing.T) {
+	if !useAVX2 {
+		t.Skip("this CPU has no AVX2: only the Go kernels run")
+	}
+	rng := newRNG(120)
+	for n := 0; n <= 70; n++ {
+		for off := 0; off < 4; off++ {
+			for _, special := range []bool{false, true} {
+				// Slices start off elements into their arrays.
+				vec := func(m int) []float64 { return kernelValues(rng, m+off, special)[off:] }
+				x, y, z := vec(n), vec(n), vec(n)
+				if got, want := dotAVX2(x, y), dotGo(x, y); !sameResult(got, want) {
+					t.Fatalf("dot n=%d off=%d: AVX2 %x, Go %x", n, off, got, want)
+				}
+				s, u := dot2AVX2(x, y, z)
+				if s2, u2 := dot2Go(x, y, z); !sameResult(s, s2) || !sameResult(u, u2) {
+					t.Fatalf("dot2 n=%d off=%d: AVX2 %x %x, Go %x %x", n, off, s, u, s2, u2)
+				}
+				stride := n + rng.IntN(5)
+				a := vec(3*stride + n)
+				var four [4]float64
+				four[0], four[1], four[2], four[3] = dot4AVX2(x, a, stride)
+				for r, got := range four {
+					if want := dotGo(x, a[r*stride:]); !sameResult(got, want) {
+						t.Fatalf("dot4 n=%d off=%d row %d: AVX2 %x, Go %x", n, off, r, got, want)
+					}
+				}
+
+				alpha := kernelValues(rng, 1, false)[0]
+				yAsm, yGo := append([]float64(nil), y...), append([]float64(nil), y...)
+				got, want := axpyDotAVX2(alpha, x, yAsm, z), axpyDotGo(alpha, x, yGo, z)
+				if !sameResult(got, want) || !sameVectors(yAsm, yGo) {
+					t.Fatalf("axpyDot n=%d off=%d: AVX2 %x, Go %x (or y differs)", n, off, got, want)
+				}
+				got, want = axpyDotAVX2(alpha, x, yAsm, yAsm), axpyDotGo(alpha, x, yGo, yGo)
+				if !sameResult(got, want) || !sameVectors(yAsm, yGo) {
+					t.Fatalf("axpyDot with z = y, n=%d off=%d: AVX2 %x, Go %x (or y differs)", n, off, got, want)
+				}
+
+				for _, k := range []int{1, 2, 8, 32} {
+					coef := kernelValues(rng, k, false)
+					ys := n + rng.IntN(5)
+					yk := vec((k-1)*ys + n)
+					rowAsm, rowGo := append([]float64(nil), x...), append([]float64(nil), x...)
+					addOuterRow(rowAsm, coef, yk, ys)
+					addOuterRowGo(rowGo, coef, yk, ys)
+					if !sameVectors(rowAsm, rowGo) {
+						t.Fatalf("addOuterRow n=%d off=%d k=%d: AVX2 %v, Go %v", n, off, k, rowAsm, rowGo)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestMulVecKernelsMatch checks the four-row MulVec of amd64 against the
+// Go version for every row count mod 4 and padded strides.
+func TestMulVecKernelsMatch(t *testing.T) {
+	if !useAVX2 {
+		t.Skip("this CPU has no AVX2: only the Go kernels run")
+	}
+	rng := newRNG(121)
+	for rows := 1; rows <= 9; rows++ {
+		for _, cols := range []int{1, 3, 4, 7, 33} {
+			a := padded(randDense(rng, rows, cols), rng.IntN(3))
+			x := kernelValues(rng, cols, false)
+			got, want := junkVec(rows), junkVec(rows)
+			mulVec(got, a, x)
+			mulVecGo(want, a, x)
+			if !sameVectors(got, want) {
+				t.Fatalf("%d×%d: AVX2 %v, Go %v", rows, cols, got, want)
+			}
+		}
+	}
+}
+
+// FuzzKernels compares the AVX2 kernels with their Go twins on arbitrary
+// bit patterns: the input is cut into three vectors of 8-byte floats and a
+// coefficient.
+func FuzzKernels(f *testing.F) {
+	f.Add([]byte{}, uint64(0))
+	f.Add(make([]byte, 8*3*9), math.Float64bits(-1.5))
+	f.Fuzz(func(t *testing.T, data []byte, alphaBits uint64) {
+		if !useAVX2 {
+			t.Skip("this CPU has no AVX2")
+		}
+		vals := make([]float64, len(data)/8)
+		for i := range vals {
+			vals[i] = math.Float64frombits(binary.LittleEndian.Uint64(data[8*i:]))
+		}
+		n := len(vals) / 3
+		x, y, z := vals[:n], vals[n:2*n], vals[2*n:3*n]
+		alpha := math.Float64frombits(alphaBits)
+		if got, want := dotAVX2(x, y), dotGo(x, y); !sameResult(got, want) {
+			t.Fatalf("dot: AVX2 %x, Go %x", got, want)
+		}
+		s, u := dot2AVX2(x, y, z)
+		if s2, u2 := dot2Go(x, y, z); !sameResult(s, s2) || !sameResult(u, u2) {
+			t.Fatalf("dot2: AVX2 %x %x, Go %x %x", s, u, s2, u2)
+		}
+		yAsm, yGo := append([]float64(nil), y...), append([]float64(nil), y...)
+		got, want := axpyDotAVX2(alpha, x, yAsm, z), axpyDotGo(alpha, x, yGo, z)
+		if !sameResult(got, want) || !sameVectors(yAsm, yGo) {
+			t.Fatalf("axpyDot: AVX2 %x, Go %x (or y differs)", got, want)
+		}
+		if n > 0 {
+			coef := []float64{alpha, x[0], z[n-1]}
+			rowAsm, rowGo := append([]float64(nil), z...), append([]float64(nil), z...)
+			yk := append(append(append([]float64(nil), x...), y...), z...)
+			addOuterRow(rowAsm, coef, yk, n)
+			addOuterRowGo(rowGo, coef, yk, n)
+			if !sameVectors(rowAsm, rowGo) {
+				t.Fatalf("addOuterRow: AVX2 %v, Go %v", rowAsm, rowGo)
+			}
+		}
+	})
+}

@@ -1,0 +1,15 @@
+//go:build !amd64 || purego
+
+package linalg
+
+// Without assembly every kernel is its portable Go version.
+
+func dot(x, y []float64) float64 { return dotGo(x, y) }
+
+func dot2(x, r0, r1 []float64) (float64, float64) { return dot2Go(x, r0, r1) }
+
+func mulVec(dst []float64, a *Dense, x []float64) { mulVecGo(dst, a, x) }
+
+func axpyDot(alpha float64, x, y, z []float64) float64 { return axpyDotGo(alpha, x, y, z) }
+
+func addOuterRow(row, t, y []float64, ys int) { addOuterRowGo(row, t, y, ys) }
