@@ -48,8 +48,9 @@
 // # Assembly kernels
 //
 // On amd64 CPUs with AVX2 the inner loops of [Dot], [Norm], [MulVec],
-// [Dense.AddOuterSum] and [GramSchmidt], and the dot products inside
-// [Cholesky] and [SymEig], run as assembly: a dot product keeps
+// [Dense.AddOuterSum] and [GramSchmidt], the dot products inside [Cholesky]
+// and [SymEig] and the plane rotations of [SymEig]'s eigenvectors run as
+// assembly: a dot product keeps
 // its four partial sums in the four lanes of one vector register and
 // multiplies and adds without fusing, which is exactly the order of the Go
 // code, so both give the same bits (the tests compare them on every length

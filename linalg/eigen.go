@@ -339,39 +339,14 @@ func (e *EigenSym) rotateRows(lo, hi int) {
 	vt := e.vt.data
 	i := hi - 1
 	for ; i-3 >= lo; i -= 4 {
-		c1, s1 := e.cos[i], e.sin[i]
-		c2, s2 := e.cos[i-1], e.sin[i-1]
-		c3, s3 := e.cos[i-2], e.sin[i-2]
-		c4, s4 := e.cos[i-3], e.sin[i-3]
-		r4 := vt[(i+1)*n : (i+1)*n+n]
-		r3 := vt[i*n : i*n+n][:len(r4)]
-		r2 := vt[(i-1)*n : (i-1)*n+n][:len(r4)]
-		r1 := vt[(i-2)*n : (i-2)*n+n][:len(r4)]
-		r0 := vt[(i-3)*n : (i-3)*n+n][:len(r4)]
-		for k := range r4 {
-			y, x := r4[k], r3[k]
-			r4[k] = float64(s1*x) + float64(c1*y)
-			y = float64(c1*x) - float64(s1*y)
-			x = r2[k]
-			r3[k] = float64(s2*x) + float64(c2*y)
-			y = float64(c2*x) - float64(s2*y)
-			x = r1[k]
-			r2[k] = float64(s3*x) + float64(c3*y)
-			y = float64(c3*x) - float64(s3*y)
-			x = r0[k]
-			r1[k] = float64(s4*x) + float64(c4*y)
-			r0[k] = float64(c4*x) - float64(s4*y)
+		cs := [8]float64{
+			e.cos[i], e.sin[i], e.cos[i-1], e.sin[i-1],
+			e.cos[i-2], e.sin[i-2], e.cos[i-3], e.sin[i-3],
 		}
+		rotate4(vt[(i-3)*n:(i+2)*n], n, &cs)
 	}
 	for ; i >= lo; i-- {
-		c, s := e.cos[i], e.sin[i]
-		y := vt[(i+1)*n : (i+1)*n+n]
-		x := vt[i*n : i*n+n][:len(y)]
-		for k := range y {
-			xk, yk := x[k], y[k]
-			y[k] = float64(s*xk) + float64(c*yk)
-			x[k] = float64(c*xk) - float64(s*yk)
-		}
+		rotate1(vt[i*n:i*n+n], vt[(i+1)*n:(i+1)*n+n], e.cos[i], e.sin[i])
 	}
 }
 

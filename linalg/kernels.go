@@ -136,3 +136,43 @@ func addOuterColumnsGo(row, t, y []float64, ys, j0 int) {
 		row[j] = v
 	}
 }
+
+// rotate4Go applies four plane rotations to five consecutive rows r_0..r_4,
+// where row r is rows[r·stride : r·stride+n]: for j = 1..4, with
+// (c_j, s_j) = (cs[2j−2], cs[2j−1]), rows 4−j and 5−j become
+// (c_j·x − s_j·y, s_j·x + c_j·y) with x = row 4−j and y = row 5−j, in that
+// order (j = 1 rotates rows 3 and 4). The running row stays in a register,
+// so each element is loaded and stored once for the four rotations.
+func rotate4Go(rows []float64, stride, n int, cs *[8]float64) {
+	c1, s1, c2, s2, c3, s3, c4, s4 := cs[0], cs[1], cs[2], cs[3], cs[4], cs[5], cs[6], cs[7]
+	r4 := rows[4*stride : 4*stride+n]
+	r3 := rows[3*stride : 3*stride+n][:len(r4)]
+	r2 := rows[2*stride : 2*stride+n][:len(r4)]
+	r1 := rows[stride : stride+n][:len(r4)]
+	r0 := rows[:n][:len(r4)]
+	for k := range r4 {
+		y, x := r4[k], r3[k]
+		r4[k] = float64(s1*x) + float64(c1*y)
+		y = float64(c1*x) - float64(s1*y)
+		x = r2[k]
+		r3[k] = float64(s2*x) + float64(c2*y)
+		y = float64(c2*x) - float64(s2*y)
+		x = r1[k]
+		r2[k] = float64(s3*x) + float64(c3*y)
+		y = float64(c3*x) - float64(s3*y)
+		x = r0[k]
+		r1[k] = float64(s4*x) + float64(c4*y)
+		r0[k] = float64(c4*x) - float64(s4*y)
+	}
+}
+
+// rotate1Go sets (x, y) = (c·x − s·y, s·x + c·y) element by element;
+// len(y) >= len(x).
+func rotate1Go(x, y []float64, c, s float64) {
+	y = y[:len(x)]
+	for k, xk := range x {
+		yk := y[k]
+		y[k] = float64(s*xk) + float64(c*yk)
+		x[k] = float64(c*xk) - float64(s*yk)
+	}
+}

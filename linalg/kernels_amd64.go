@@ -82,6 +82,30 @@ func addOuterRow(row, t, y []float64, ys int) {
 	addOuterColumnsGo(row, t, y, ys, n&^3)
 }
 
+// rotate4 is rotate4Go.
+func rotate4(rows []float64, n int, cs *[8]float64) {
+	if !useAVX2 {
+		rotate4Go(rows, n, n, cs)
+		return
+	}
+	rotate4AVX2(rows[:5*n], n, cs)
+	if m := n &^ 3; m < n {
+		// The last n mod 4 columns.
+		rotate4Go(rows[m:5*n], n, n-m, cs)
+	}
+}
+
+// rotate1 is rotate1Go.
+func rotate1(x, y []float64, c, s float64) {
+	if !useAVX2 {
+		rotate1Go(x, y, c, s)
+		return
+	}
+	n := len(x)
+	rotate1AVX2(x, y[:n], c, s)
+	rotate1Go(x[n&^3:], y[n&^3:n], c, s)
+}
+
 // The assembly kernels. Each takes slices whose lengths the callers above
 // have checked: the x (or row) operand sets the length n.
 
@@ -117,3 +141,14 @@ func axpyDotAVX2(alpha float64, x, y, z []float64) float64
 //
 //go:noescape
 func addOuterRowAVX2(row, t, y []float64, ys int)
+
+// rotate4AVX2 is rotate4Go for the columns below n&^3; len(rows) = 5n.
+//
+//go:noescape
+func rotate4AVX2(rows []float64, n int, cs *[8]float64)
+
+// rotate1AVX2 is rotate1Go for the elements below len(x)&^3;
+// len(y) = len(x).
+//
+//go:noescape
+func rotate1AVX2(x, y []float64, c, s float64)

@@ -309,3 +309,109 @@ inner4:
 done:
 	VZEROUPPER
 	RET
+
+// func rotate4AVX2(rows []float64, n int, cs *[8]float64)
+//
+// Rows r0..r4 at DI, R8, R9, R10, R11; (c_j, s_j) broadcast in Y8..Y15.
+TEXT ·rotate4AVX2(SB), NOSPLIT, $0-40
+	MOVQ         rows_base+0(FP), DI
+	MOVQ         n+24(FP), CX
+	MOVQ         cs+32(FP), SI
+	VBROADCASTSD (SI), Y8
+	VBROADCASTSD 8(SI), Y9
+	VBROADCASTSD 16(SI), Y10
+	VBROADCASTSD 24(SI), Y11
+	VBROADCASTSD 32(SI), Y12
+	VBROADCASTSD 40(SI), Y13
+	VBROADCASTSD 48(SI), Y14
+	VBROADCASTSD 56(SI), Y15
+	LEAQ         (DI)(CX*8), R8
+	LEAQ         (R8)(CX*8), R9
+	LEAQ         (R9)(CX*8), R10
+	LEAQ         (R10)(CX*8), R11
+	ANDQ         $-4, CX
+	XORQ         AX, AX
+	CMPQ         AX, CX
+	JGE          rotate4_done
+
+rotate4_loop:
+	// Rotation 1 on rows 3 (x) and 4 (y).
+	VMOVUPD (R11)(AX*8), Y1
+	VMOVUPD (R10)(AX*8), Y0
+	VMULPD  Y0, Y9, Y2
+	VMULPD  Y1, Y8, Y3
+	VADDPD  Y3, Y2, Y2
+	VMOVUPD Y2, (R11)(AX*8)
+	VMULPD  Y0, Y8, Y2
+	VMULPD  Y1, Y9, Y3
+	VSUBPD  Y3, Y2, Y1
+
+	// Rotation 2 on rows 2 (x) and 3 (y).
+	VMOVUPD (R9)(AX*8), Y0
+	VMULPD  Y0, Y11, Y2
+	VMULPD  Y1, Y10, Y3
+	VADDPD  Y3, Y2, Y2
+	VMOVUPD Y2, (R10)(AX*8)
+	VMULPD  Y0, Y10, Y2
+	VMULPD  Y1, Y11, Y3
+	VSUBPD  Y3, Y2, Y1
+
+	// Rotation 3 on rows 1 (x) and 2 (y).
+	VMOVUPD (R8)(AX*8), Y0
+	VMULPD  Y0, Y13, Y2
+	VMULPD  Y1, Y12, Y3
+	VADDPD  Y3, Y2, Y2
+	VMOVUPD Y2, (R9)(AX*8)
+	VMULPD  Y0, Y12, Y2
+	VMULPD  Y1, Y13, Y3
+	VSUBPD  Y3, Y2, Y1
+
+	// Rotation 4 on rows 0 (x) and 1 (y).
+	VMOVUPD (DI)(AX*8), Y0
+	VMULPD  Y0, Y15, Y2
+	VMULPD  Y1, Y14, Y3
+	VADDPD  Y3, Y2, Y2
+	VMOVUPD Y2, (R8)(AX*8)
+	VMULPD  Y0, Y14, Y2
+	VMULPD  Y1, Y15, Y3
+	VSUBPD  Y3, Y2, Y1
+	VMOVUPD Y1, (DI)(AX*8)
+
+	ADDQ $4, AX
+	CMPQ AX, CX
+	JLT  rotate4_loop
+
+rotate4_done:
+	VZEROUPPER
+	RET
+
+// func rotate1AVX2(x, y []float64, c, s float64)
+TEXT ·rotate1AVX2(SB), NOSPLIT, $0-64
+	MOVQ         x_base+0(FP), DI
+	MOVQ         x_len+8(FP), CX
+	MOVQ         y_base+24(FP), SI
+	VBROADCASTSD c+48(FP), Y8
+	VBROADCASTSD s+56(FP), Y9
+	ANDQ         $-4, CX
+	XORQ         AX, AX
+	CMPQ         AX, CX
+	JGE          rotate1_done
+
+rotate1_loop:
+	VMOVUPD (DI)(AX*8), Y0
+	VMOVUPD (SI)(AX*8), Y1
+	VMULPD  Y0, Y9, Y2
+	VMULPD  Y1, Y8, Y3
+	VADDPD  Y3, Y2, Y2
+	VMOVUPD Y2, (SI)(AX*8)
+	VMULPD  Y0, Y8, Y2
+	VMULPD  Y1, Y9, Y3
+	VSUBPD  Y3, Y2, Y2
+	VMOVUPD Y2, (DI)(AX*8)
+	ADDQ    $4, AX
+	CMPQ    AX, CX
+	JLT     rotate1_loop
+
+rotate1_done:
+	VZEROUPPER
+	RET

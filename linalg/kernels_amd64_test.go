@@ -82,6 +82,26 @@ func TestKernelsMatch(t *testing.T) {
 					t.Fatalf("axpyDot with z = y, n=%d off=%d: AVX2 %x, Go %x (or y differs)", n, off, got, want)
 				}
 
+				var cs [8]float64
+				for j := 0; j < 4; j++ {
+					theta := rng.Float64() * 2 * math.Pi
+					cs[2*j], cs[2*j+1] = math.Cos(theta), math.Sin(theta)
+				}
+				rows := vec(5 * n)
+				rowsAsm, rowsGo := append([]float64(nil), rows...), append([]float64(nil), rows...)
+				rotate4(rowsAsm, n, &cs)
+				rotate4Go(rowsGo, n, n, &cs)
+				if !sameVectors(rowsAsm, rowsGo) {
+					t.Fatalf("rotate4 n=%d off=%d: AVX2 %v, Go %v", n, off, rowsAsm, rowsGo)
+				}
+				xAsm, yAsm2 := append([]float64(nil), x...), append([]float64(nil), y...)
+				xGo, yGo2 := append([]float64(nil), x...), append([]float64(nil), y...)
+				rotate1(xAsm, yAsm2, cs[0], cs[1])
+				rotate1Go(xGo, yGo2, cs[0], cs[1])
+				if !sameVectors(xAsm, xGo) || !sameVectors(yAsm2, yGo2) {
+					t.Fatalf("rotate1 n=%d off=%d: AVX2 %v %v, Go %v %v", n, off, xAsm, yAsm2, xGo, yGo2)
+				}
+
 				for _, k := range []int{1, 2, 8, 32} {
 					coef := kernelValues(rng, k, false)
 					ys := n + rng.IntN(5)
@@ -120,8 +140,8 @@ func TestMulVecKernelsMatch(t *testing.T) {
 }
 
 // FuzzKernels compares the AVX2 kernels with their Go twins on arbitrary
-// bit patterns: the input is cut into three vectors of 8-byte floats and a
-// coefficient.
+// bit patterns: the input is cut into three vectors (or five rows) of
+// 8-byte floats, and alpha is a coefficient and a rotation angle.
 func FuzzKernels(f *testing.F) {
 	f.Add([]byte{}, uint64(0))
 	f.Add(make([]byte, 8*3*9), math.Float64bits(-1.5))
@@ -147,6 +167,23 @@ func FuzzKernels(f *testing.F) {
 		got, want := axpyDotAVX2(alpha, x, yAsm, z), axpyDotGo(alpha, x, yGo, z)
 		if !sameResult(got, want) || !sameVectors(yAsm, yGo) {
 			t.Fatalf("axpyDot: AVX2 %x, Go %x (or y differs)", got, want)
+		}
+		c, sn := math.Cos(alpha), math.Sin(alpha)
+		xAsm, yAsm2 := append([]float64(nil), x...), append([]float64(nil), y...)
+		xGo, yGo2 := append([]float64(nil), x...), append([]float64(nil), y...)
+		rotate1(xAsm, yAsm2, c, sn)
+		rotate1Go(xGo, yGo2, c, sn)
+		if !sameVectors(xAsm, xGo) || !sameVectors(yAsm2, yGo2) {
+			t.Fatalf("rotate1: AVX2 %v %v, Go %v %v", xAsm, yAsm2, xGo, yGo2)
+		}
+		if m := len(vals) / 5; m > 0 {
+			cs := [8]float64{c, sn, sn, c, -c, sn, alpha, 1 - alpha}
+			rowsAsm, rowsGo := append([]float64(nil), vals[:5*m]...), append([]float64(nil), vals[:5*m]...)
+			rotate4(rowsAsm, m, &cs)
+			rotate4Go(rowsGo, m, m, &cs)
+			if !sameVectors(rowsAsm, rowsGo) {
+				t.Fatalf("rotate4: AVX2 %v, Go %v", rowsAsm, rowsGo)
+			}
 		}
 		if n > 0 {
 			coef := []float64{alpha, x[0], z[n-1]}

@@ -13,3 +13,7 @@ func mulVec(dst []float64, a *Dense, x []float64) { mulVecGo(dst, a, x) }
 func axpyDot(alpha float64, x, y, z []float64) float64 { return axpyDotGo(alpha, x, y, z) }
 
 func addOuterRow(row, t, y []float64, ys int) { addOuterRowGo(row, t, y, ys) }
+
+func rotate4(rows []float64, n int, cs *[8]float64) { rotate4Go(rows, n, n, cs) }
+
+func rotate1(x, y []float64, c, s float64) { rotate1Go(x, y, c, s) }
