@@ -47,13 +47,15 @@
 //
 // # Assembly kernels
 //
-// On amd64 CPUs with AVX2 the inner loops of [Dot], [Norm], [MulVec],
-// [Dense.AddOuterSum] and [GramSchmidt], the dot products inside [Cholesky]
-// and [SymEig] and the plane rotations of [SymEig]'s eigenvectors run as
-// assembly: a dot product keeps
-// its four partial sums in the four lanes of one vector register and
-// multiplies and adds without fusing, which is exactly the order of the Go
-// code, so both give the same bits (the tests compare them on every length
-// and alignment). Other CPUs and architectures run the Go code; the build
-// tag purego selects it everywhere (go test -tags purego ./linalg).
+// On amd64 CPUs with AVX2 the inner loops run as assembly: the dot products
+// of [Dot], [Norm], [MulVec], [GramSchmidt], [Cholesky] and [SymEig], the
+// row updates of [Dense.AddOuterSum], the register tile of [Dense.Mul],
+// [Dense.MulTA] and [Dense.MulAAT], and the plane rotations of [SymEig]'s
+// eigenvectors. They perform the Go code's operations in the Go code's
+// order: a dot product keeps its four partial sums in the four lanes of one
+// vector register, every element of a product of matrices sums its own
+// terms in increasing k, and no multiply is fused with an add. Both paths
+// therefore give the same bits, which the tests check on every length and
+// alignment. Other CPUs and architectures run the Go code; the build tag
+// purego selects it everywhere (go test -tags purego ./linalg).
 package linalg

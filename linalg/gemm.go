@@ -5,16 +5,21 @@ package linalg
 // exactly as the textbook triple loop does; the blocking only changes which
 // elements are worked on when, never the order of any sum. The scheme
 // follows the GotoBLAS layout in miniature: a kc×nc block of op(B) is
-// packed into strips of three columns, three rows of op(A) at a time are
-// packed alongside, and a 3×3 register tile of C accumulates over the block.
+// packed into strips of nr columns, mr rows of op(A) at a time are packed
+// alongside, and an mr×nr register tile of C accumulates over the block.
+// The Go kernel uses a 3×3 tile; the AVX2 kernel of amd64 a 4×8 tile
+// (kernels_amd64.go). The tile shape changes the blocking only, so both
+// give the same bits.
 
 const (
 	// gemmKC is the depth of a block (rows of op(B)); gemmNC its width in
-	// columns, a multiple of gemmTile. The packed block, gemmKC·gemmNC
-	// float64s, lives on the stack and fits the L2 cache.
-	gemmKC   = 128
-	gemmNC   = 96
-	gemmTile = 3
+	// columns, a multiple of every tile width. The packed block,
+	// gemmKC·gemmNC float64s, lives on the stack and fits the L2 cache.
+	gemmKC = 128
+	gemmNC = 96
+	// gemmMaxTile is the largest tile, mr·nr, and gemmMaxMR the largest mr.
+	gemmMaxTile = 32
+	gemmMaxMR   = 4
 )
 
 // operand describes op(X) for X stored row-major: element (i, k) of op(X)
@@ -42,41 +47,41 @@ func gemm(c *Dense, a, b operand, kdim int, upper bool) {
 		c.zero()
 		return
 	}
+	mr, nr := gemmShape()
 	var bpack [gemmKC * gemmNC]float64
-	var apack [gemmKC * gemmTile]float64
+	var apack [gemmKC * gemmMaxMR]float64
+	var t [gemmMaxTile]float64
+	tile := t[:mr*nr]
 	for jb := 0; jb < n; jb += gemmNC {
 		nb := min(gemmNC, n-jb)
 		for kb := 0; kb < kdim; kb += gemmKC {
 			kc := min(gemmKC, kdim-kb)
-			packB(bpack[:], b, kb, kc, jb, nb)
+			packB(bpack[:], b, kb, kc, jb, nb, nr)
 			iEnd := r
 			if upper {
 				iEnd = min(r, jb+nb)
 			}
-			for ib := 0; ib < iEnd; ib += gemmTile {
-				rows := min(gemmTile, r-ib)
-				packA(apack[:], a, ib, rows, kb, kc)
-				ap := apack[:kc*gemmTile]
-				for js := 0; js < nb; js += gemmTile {
+			for ib := 0; ib < iEnd; ib += mr {
+				rows := min(mr, r-ib)
+				packA(apack[:], a, ib, rows, kb, kc, mr)
+				ap := apack[:kc*mr]
+				for js := 0; js < nb; js += nr {
 					j := jb + js
-					cols := min(gemmTile, n-j)
+					cols := min(nr, n-j)
 					if upper && j+cols <= ib {
 						continue // the tile lies below the diagonal
 					}
-					bp := bpack[js*kc : js*kc+kc*gemmTile]
-					if rows == gemmTile && cols == gemmTile {
-						tile3x3(c, ib, j, kb == 0, ap, bp)
-						continue
-					}
-					var t [gemmTile * gemmTile]float64
+					// The tile of c (or zero, for the first block of k)
+					// goes through the kernel and back.
+					clear(tile)
 					if kb > 0 {
 						for ii := 0; ii < rows; ii++ {
-							copy(t[ii*gemmTile:ii*gemmTile+cols], c.data[(ib+ii)*c.stride+j:])
+							copy(tile[ii*nr:ii*nr+cols], c.data[(ib+ii)*c.stride+j:])
 						}
 					}
-					kernel3x3(&t, ap, bp)
+					gemmTile(tile, ap, bpack[js*kc:js*kc+kc*nr])
 					for ii := 0; ii < rows; ii++ {
-						copy(c.data[(ib+ii)*c.stride+j:(ib+ii)*c.stride+j+cols], t[ii*gemmTile:ii*gemmTile+cols])
+						copy(c.data[(ib+ii)*c.stride+j:(ib+ii)*c.stride+j+cols], tile[ii*nr:ii*nr+cols])
 					}
 				}
 			}
@@ -85,108 +90,82 @@ func gemm(c *Dense, a, b operand, kdim int, upper bool) {
 }
 
 // packB copies rows kb..kb+kc and columns jb..jb+nb of op(B) into dst as
-// strips of three columns: strip s holds, for each k in turn, the three
-// entries (k, jb+3s..jb+3s+2). Columns past nb are zero.
-func packB(dst []float64, b operand, kb, kc, jb, nb int) {
+// strips of nr columns: strip s holds, for each k in turn, the nr entries
+// (k, jb+nr·s ..). Columns past nb are zero.
+func packB(dst []float64, b operand, kb, kc, jb, nb, nr int) {
 	m, st := b.m.data, b.m.stride
+	full := nb - nb%nr
 	if !b.trans {
 		// Full strips, walking each row of B once (one page at a time).
-		full := nb - nb%gemmTile
 		for k := 0; k < kc; k++ {
 			src := m[(kb+k)*st+jb:][:full]
-			for js := 0; js < full; js += gemmTile {
-				s := src[js : js+3 : js+3]
-				t := dst[js*kc+3*k:][:3:3]
-				t[0], t[1], t[2] = s[0], s[1], s[2]
+			for js := 0; js < full; js += nr {
+				copy(dst[js*kc+nr*k:][:nr], src[js:js+nr])
+			}
+		}
+	} else {
+		// op(B)(k, j) = B[j][k]: nr rows of B, read along k.
+		for js := 0; js < full; js += nr {
+			strip := dst[js*kc : js*kc+kc*nr]
+			for jj := 0; jj < nr; jj++ {
+				for k, v := range m[(jb+js+jj)*st+kb:][:kc] {
+					strip[nr*k+jj] = v
+				}
 			}
 		}
 	}
-	for js := 0; js < nb; js += gemmTile {
-		strip := dst[js*kc : js*kc+kc*gemmTile]
-		cols := min(gemmTile, nb-js)
-		j := jb + js
-		switch {
-		case cols == gemmTile && !b.trans:
-			continue // packed below, row by row
-		case cols == gemmTile && b.trans:
-			// op(B)(k, j) = B[j][k]: three rows of B, read along k.
-			r0 := m[j*st+kb:][:kc]
-			r1 := m[(j+1)*st+kb:][:kc]
-			r2 := m[(j+2)*st+kb:][:kc]
-			for k := range r0 {
-				t := strip[3*k : 3*k+3 : 3*k+3]
-				t[0], t[1], t[2] = r0[k], r1[k], r2[k]
-			}
-		default:
-			for k := 0; k < kc; k++ {
-				for jj := 0; jj < gemmTile; jj++ {
-					v := 0.0
-					if jj < cols {
-						v = b.at(kb+k, j+jj)
-					}
-					strip[3*k+jj] = v
+	if full < nb {
+		strip := dst[full*kc : full*kc+kc*nr]
+		cols := nb - full
+		for k := 0; k < kc; k++ {
+			for jj := 0; jj < nr; jj++ {
+				v := 0.0
+				if jj < cols {
+					v = b.at(kb+k, jb+full+jj)
 				}
+				strip[nr*k+jj] = v
 			}
 		}
 	}
 }
 
 // packA copies rows ib..ib+rows and columns kb..kb+kc of op(A) into dst,
-// for each k in turn the three entries (ib..ib+2, k). Rows past rows are
+// for each k in turn the mr entries (ib..ib+mr−1, k). Rows past rows are
 // zero.
-func packA(dst []float64, a operand, ib, rows, kb, kc int) {
+func packA(dst []float64, a operand, ib, rows, kb, kc, mr int) {
 	m, st := a.m.data, a.m.stride
 	switch {
-	case rows == gemmTile && !a.trans:
-		r0 := m[ib*st+kb:][:kc]
-		r1 := m[(ib+1)*st+kb:][:kc]
-		r2 := m[(ib+2)*st+kb:][:kc]
-		for k := range r0 {
-			t := dst[3*k : 3*k+3 : 3*k+3]
-			t[0], t[1], t[2] = r0[k], r1[k], r2[k]
+	case rows == mr && !a.trans:
+		for ii := 0; ii < mr; ii++ {
+			for k, v := range m[(ib+ii)*st+kb:][:kc] {
+				dst[mr*k+ii] = v
+			}
 		}
-	case rows == gemmTile && a.trans:
-		// op(A)(i, k) = A[k][i]: a contiguous triple of row k of A.
+	case rows == mr && a.trans:
+		// op(A)(i, k) = A[k][i]: mr contiguous entries of row k of A.
 		for k := 0; k < kc; k++ {
-			src := m[(kb+k)*st+ib:][:3:3]
-			t := dst[3*k : 3*k+3 : 3*k+3]
-			t[0], t[1], t[2] = src[0], src[1], src[2]
+			copy(dst[mr*k:mr*k+mr], m[(kb+k)*st+ib:])
 		}
 	default:
 		for k := 0; k < kc; k++ {
-			for ii := 0; ii < gemmTile; ii++ {
+			for ii := 0; ii < mr; ii++ {
 				v := 0.0
 				if ii < rows {
 					v = a.at(ib+ii, kb+k)
 				}
-				dst[3*k+ii] = v
+				dst[mr*k+ii] = v
 			}
 		}
 	}
 }
 
-// tile3x3 adds the packed block product into the full 3×3 tile of c at
-// (i, j), starting from zero instead of c's contents if first is set.
-func tile3x3(c *Dense, i, j int, first bool, ap, bp []float64) {
-	r0 := c.data[i*c.stride+j:][:3:3]
-	r1 := c.data[(i+1)*c.stride+j:][:3:3]
-	r2 := c.data[(i+2)*c.stride+j:][:3:3]
-	var t [9]float64
-	if !first {
-		t = [9]float64{r0[0], r0[1], r0[2], r1[0], r1[1], r1[2], r2[0], r2[1], r2[2]}
-	}
-	kernel3x3(&t, ap, bp)
-	r0[0], r0[1], r0[2] = t[0], t[1], t[2]
-	r1[0], r1[1], r1[2] = t[3], t[4], t[5]
-	r2[0], r2[1], r2[2] = t[6], t[7], t[8]
-}
-
 // kernel3x3 adds Σ_k a_k·b_kᵀ to the row-major 3×3 tile t, where a_k and b_k
-// are consecutive triples of ap and bp; each entry accumulates in
+// are consecutive triples of ap and bp (the Go kernel of gemm); each entry accumulates in
 // increasing k. Two steps of k per iteration, with the entries of a_k used
 // straight from memory, keep the Go compiler from spilling accumulators
 // (it schedules the updates of loop-carried values last).
-func kernel3x3(t *[9]float64, ap, bp []float64) {
+func kernel3x3(tile, ap, bp []float64) {
+	t := (*[9]float64)(tile)
 	c00, c01, c02 := t[0], t[1], t[2]
 	c10, c11, c12 := t[3], t[4], t[5]
 	c20, c21, c22 := t[6], t[7], t[8]

@@ -106,6 +106,27 @@ func rotate1(x, y []float64, c, s float64) {
 	rotate1Go(x[n&^3:], y[n&^3:n], c, s)
 }
 
+// gemmShape returns the register tile of gemm, mr×nr: 4×8 for the AVX2
+// kernel, 3×3 for the Go one.
+func gemmShape() (mr, nr int) {
+	if useAVX2 {
+		return 4, 8
+	}
+	return 3, 3
+}
+
+// gemmTile runs the kernel of gemmShape's tile: it adds Σ_k a_k·b_kᵀ to the
+// row-major mr×nr tile, where a_k and b_k are consecutive groups of mr and
+// nr entries of ap and bp; each entry accumulates in increasing k.
+func gemmTile(tile, ap, bp []float64) {
+	if !useAVX2 {
+		kernel3x3(tile, ap, bp)
+		return
+	}
+	kc := len(ap) / 4
+	kernel4x8AVX2((*[32]float64)(tile), ap[:4*kc], bp[:8*kc])
+}
+
 // The assembly kernels. Each takes slices whose lengths the callers above
 // have checked: the x (or row) operand sets the length n.
 
@@ -152,3 +173,8 @@ func rotate4AVX2(rows []float64, n int, cs *[8]float64)
 //
 //go:noescape
 func rotate1AVX2(x, y []float64, c, s float64)
+
+// kernel4x8AVX2 is gemmTile for a 4×8 tile; len(bp) = 2·len(ap).
+//
+//go:noescape
+func kernel4x8AVX2(tile *[32]float64, ap, bp []float64)

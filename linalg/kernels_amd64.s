@@ -415,3 +415,63 @@ rotate1_loop:
 rotate1_done:
 	VZEROUPPER
 	RET
+
+// func kernel4x8AVX2(tile *[32]float64, ap, bp []float64)
+//
+// Row i of the tile lives in Y(2i) (columns 0-3) and Y(2i+1) (columns 4-7);
+// per k, the 8 entries of b_k are loaded once and a_k's entries broadcast.
+TEXT ·kernel4x8AVX2(SB), NOSPLIT, $0-56
+	MOVQ    tile+0(FP), DI
+	MOVQ    ap_base+8(FP), SI
+	MOVQ    ap_len+16(FP), CX
+	MOVQ    bp_base+32(FP), DX
+	VMOVUPD (DI), Y0
+	VMOVUPD 32(DI), Y1
+	VMOVUPD 64(DI), Y2
+	VMOVUPD 96(DI), Y3
+	VMOVUPD 128(DI), Y4
+	VMOVUPD 160(DI), Y5
+	VMOVUPD 192(DI), Y6
+	VMOVUPD 224(DI), Y7
+	SHRQ    $2, CX
+	JZ      kernel4x8_done
+
+kernel4x8_loop:
+	VMOVUPD      (DX), Y8
+	VMOVUPD      32(DX), Y9
+	VBROADCASTSD (SI), Y10
+	VMULPD       Y8, Y10, Y11
+	VADDPD       Y11, Y0, Y0
+	VMULPD       Y9, Y10, Y12
+	VADDPD       Y12, Y1, Y1
+	VBROADCASTSD 8(SI), Y10
+	VMULPD       Y8, Y10, Y13
+	VADDPD       Y13, Y2, Y2
+	VMULPD       Y9, Y10, Y14
+	VADDPD       Y14, Y3, Y3
+	VBROADCASTSD 16(SI), Y10
+	VMULPD       Y8, Y10, Y11
+	VADDPD       Y11, Y4, Y4
+	VMULPD       Y9, Y10, Y12
+	VADDPD       Y12, Y5, Y5
+	VBROADCASTSD 24(SI), Y10
+	VMULPD       Y8, Y10, Y13
+	VADDPD       Y13, Y6, Y6
+	VMULPD       Y9, Y10, Y14
+	VADDPD       Y14, Y7, Y7
+	ADDQ         $32, SI
+	ADDQ         $64, DX
+	DECQ         CX
+	JNZ          kernel4x8_loop
+
+kernel4x8_done:
+	VMOVUPD Y0, (DI)
+	VMOVUPD Y1, 32(DI)
+	VMOVUPD Y2, 64(DI)
+	VMOVUPD Y3, 96(DI)
+	VMOVUPD Y4, 128(DI)
+	VMOVUPD Y5, 160(DI)
+	VMOVUPD Y6, 192(DI)
+	VMOVUPD Y7, 224(DI)
+	VZEROUPPER
+	RET

@@ -17,3 +17,7 @@ func addOuterRow(row, t, y []float64, ys int) { addOuterRowGo(row, t, y, ys) }
 func rotate4(rows []float64, n int, cs *[8]float64) { rotate4Go(rows, n, n, cs) }
 
 func rotate1(x, y []float64, c, s float64) { rotate1Go(x, y, c, s) }
+
+func gemmShape() (mr, nr int) { return 3, 3 }
+
+func gemmTile(tile, ap, bp []float64) { kernel3x3(tile, ap, bp) }
