@@ -84,7 +84,9 @@ func (m *Dense) View(i, j, r, c int) *Dense {
 		panic(fmt.Sprintf("linalg: View(%d, %d, %d, %d) out of range for %s matrix", i, j, r, c, shape(m)))
 	}
 	if r == 0 || c == 0 {
-		return &Dense{rows: r, cols: c, stride: max(m.stride, 1), view: true}
+		// No storage, and the stride of an owned r×c matrix, so that every
+		// row of an r×0 view is the empty slice data[0:0].
+		return &Dense{rows: r, cols: c, stride: c, view: true}
 	}
 	return &Dense{rows: r, cols: c, stride: m.stride, data: m.data[i*m.stride+j:], view: true}
 }

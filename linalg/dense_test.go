@@ -239,3 +239,41 @@ func TestElementwiseOverlap(t *testing.T) {
 	wantPanic(t, "CopyFrom shifted", func() { m.View(0, 1, 2, 2).CopyFrom(m.View(0, 0, 2, 2)) }, "partly overlaps")
 	wantPanic(t, "Add shifted", func() { m.View(0, 0, 3, 3).Add(m.View(0, 0, 3, 3), m.View(1, 0, 3, 3)) }, "partly overlaps")
 }
+
+// TestEmptyViews runs every operation on views with no elements (r×0 and
+// 0×c blocks of a larger matrix, which carry no storage): none may panic,
+// and MulVec of an r×0 matrix is a zero vector.
+func TestEmptyViews(t *testing.T) {
+	big := NewDense(4, 4, nil)
+	for _, v := range []*Dense{big.View(0, 4, 4, 0), big.View(1, 2, 3, 0), big.View(4, 0, 0, 4), NewDense(5, 0, nil)} {
+		r, c := v.Dims()
+		try := func(name string, f func()) {
+			t.Helper()
+			if msg := panics(f); msg != "" {
+				t.Errorf("%s on a %d×%d view panicked: %s", name, r, c, msg)
+			}
+		}
+		try("MulVec", func() {
+			y := junkVec(r)
+			MulVec(y, v, make([]float64, c))
+			for i, yi := range y {
+				if !sameBits(yi, 0) {
+					t.Errorf("%d×%d: MulVec entry %d = %g, want +0", r, c, i, yi)
+				}
+			}
+		})
+		try("MulVecT", func() { MulVecT(make([]float64, c), v, make([]float64, r)) })
+		try("AddOuter", func() { v.AddOuter(1, make([]float64, r), make([]float64, c)) })
+		try("AddOuterSum", func() { v.AddOuterSum([]float64{1}, NewDense(1, r, nil), NewDense(1, c, nil)) })
+		try("Scale", func() { v.Scale(2, v) })
+		try("Add", func() { v.Add(v, v) })
+		try("CopyFrom", func() { v.CopyFrom(NewDense(r, c, nil)) })
+		try("FrobeniusNorm", func() { v.FrobeniusNorm() })
+		try("Mul", func() { v.Mul(NewDense(r, 2, nil), NewDense(2, c, nil)) })
+		try("MulTA", func() { var m Dense; m.MulTA(v) })
+		try("MulAAT", func() { var m Dense; m.MulAAT(v) })
+		try("Transpose", func() { var m Dense; m.Transpose(v) })
+		try("View", func() { v.View(0, 0, r, c) })
+		try("ReuseAs", func() { v.ReuseAs(r, c) })
+	}
+}
