@@ -75,25 +75,11 @@ func MulVecT(dst []float64, a *Dense, x []float64) {
 		panic(fmt.Sprintf("linalg: MulVecT: dst (length %d) shares storage with A %s", len(dst), shape(a)))
 	}
 	clear(dst)
-	// Four rows per pass: dst is loaded and stored once for four terms,
-	// which are still added one after another in increasing i.
-	i := 0
-	for ; i+4 <= a.rows; i += 4 {
-		x0, x1, x2, x3 := x[i], x[i+1], x[i+2], x[i+3]
-		r0 := a.data[i*a.stride:][:len(dst)]
-		r1 := a.data[(i+1)*a.stride:][:len(dst)]
-		r2 := a.data[(i+2)*a.stride:][:len(dst)]
-		r3 := a.data[(i+3)*a.stride:][:len(dst)]
-		for j, v := range dst {
-			v += float64(x0 * r0[j])
-			v += float64(x1 * r1[j])
-			v += float64(x2 * r2[j])
-			v += float64(x3 * r3[j])
-			dst[j] = v
-		}
-	}
-	for ; i < a.rows; i++ {
-		axpy(x[i], a.data[i*a.stride:][:len(dst)], dst)
+	// dst gains Σ_i x_i·(row i), the terms in increasing i: the row update
+	// of AddOuterSum with the coefficients x, outerChunk rows per pass.
+	for i0 := 0; i0 < a.rows; i0 += outerChunk {
+		i1 := min(i0+outerChunk, a.rows)
+		addOuterRow(dst, x[i0:i1], a.data[i0*a.stride:], a.stride)
 	}
 }
 
@@ -123,12 +109,10 @@ func (m *Dense) AddOuter(alpha float64, x, y []float64) {
 	if vectorOverlapsMatrix(x, m) || vectorOverlapsMatrix(y, m) {
 		panic(fmt.Sprintf("linalg: AddOuter: x or y shares storage with the %s receiver", shape(m)))
 	}
+	var t [1]float64
 	for i, xi := range x {
-		t := alpha * xi
-		row := m.data[i*m.stride : i*m.stride+m.cols]
-		for j, v := range y {
-			row[j] += float64(t * v)
-		}
+		t[0] = alpha * xi
+		addOuterRow(m.data[i*m.stride:i*m.stride+m.cols], t[:], y, 0)
 	}
 }
 
