@@ -88,14 +88,6 @@ func orthogonalizeRow(v *Dense, i int, c0 float64) float64 {
 	return normFromSquares(axpyDot(-c, last, vi, vi), vi)
 }
 
-// axpy sets y = y + alpha·x element by element; len(y) >= len(x).
-func axpy(alpha float64, x, y []float64) {
-	y = y[:len(x)]
-	for i, v := range x {
-		y[i] += float64(alpha * v)
-	}
-}
-
 // epsilon is the machine epsilon 2⁻⁵², the spacing of float64 at 1 (twice
 // the unit roundoff 2⁻⁵³).
 const epsilon = 0x1p-52

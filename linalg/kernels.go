@@ -68,6 +68,39 @@ func mulVecGo(dst []float64, a *Dense, x []float64) {
 	}
 }
 
+// axpyGo sets y = y + alpha·x element by element; len(y) >= len(x).
+func axpyGo(alpha float64, x, y []float64) {
+	y = y[:len(x)]
+	for i, v := range x {
+		y[i] += float64(alpha * v)
+	}
+}
+
+// mulVecTGo sets dst = Aᵀ·x, element j being Σ_i A_ij·x_i summed in
+// increasing i from +0, four rows per pass: dst is loaded and stored once
+// for four terms, which are still added one after another.
+func mulVecTGo(dst []float64, a *Dense, x []float64) {
+	clear(dst)
+	i := 0
+	for ; i+4 <= a.rows; i += 4 {
+		x0, x1, x2, x3 := x[i], x[i+1], x[i+2], x[i+3]
+		r0 := a.data[i*a.stride:][:len(dst)]
+		r1 := a.data[(i+1)*a.stride:][:len(dst)]
+		r2 := a.data[(i+2)*a.stride:][:len(dst)]
+		r3 := a.data[(i+3)*a.stride:][:len(dst)]
+		for j, v := range dst {
+			v += float64(x0 * r0[j])
+			v += float64(x1 * r1[j])
+			v += float64(x2 * r2[j])
+			v += float64(x3 * r3[j])
+			dst[j] = v
+		}
+	}
+	for ; i < a.rows; i++ {
+		axpyGo(x[i], a.data[i*a.stride:][:len(dst)], dst)
+	}
+}
+
 // axpyDotGo sets y = y + alpha·x and returns dotGo(z, y) of the updated y,
 // in one pass; z is y or shares no element with it, and len(y), len(z) >=
 // len(x). The results are bit-identical to axpy then dot.

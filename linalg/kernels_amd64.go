@@ -61,6 +61,30 @@ func mulVec(dst []float64, a *Dense, x []float64) {
 	}
 }
 
+// axpy is axpyGo; len(y) >= len(x).
+func axpy(alpha float64, x, y []float64) {
+	if useAVX2 {
+		axpyAVX2(alpha, x, y[:len(x)])
+		return
+	}
+	axpyGo(alpha, x, y)
+}
+
+// mulVecT is mulVecTGo. With AVX2, dst gains Σ_i x_i·(row i) by the row
+// update of AddOuterSum with the coefficients x, outerChunk rows per pass:
+// the same terms in the same order.
+func mulVecT(dst []float64, a *Dense, x []float64) {
+	if !useAVX2 {
+		mulVecTGo(dst, a, x)
+		return
+	}
+	clear(dst)
+	for i0 := 0; i0 < a.rows; i0 += outerChunk {
+		i1 := min(i0+outerChunk, a.rows)
+		addOuterRow(dst, x[i0:i1], a.data[i0*a.stride:], a.stride)
+	}
+}
+
 // axpyDot is axpyDotGo; z is y or shares no element with it.
 func axpyDot(alpha float64, x, y, z []float64) float64 {
 	if useAVX2 {
@@ -151,6 +175,11 @@ func dot2AVX2(x, r0, r1 []float64) (s, t float64)
 //
 //go:noescape
 func dot4AVX2(x, a []float64, stride int) (s0, s1, s2, s3 float64)
+
+// axpyAVX2 is axpyGo; len(y) = len(x).
+//
+//go:noescape
+func axpyAVX2(alpha float64, x, y []float64)
 
 // axpyDotAVX2 is axpyDotGo; len(y) = len(z) = len(x).
 //

@@ -475,3 +475,47 @@ kernel4x8_done:
 	VMOVUPD Y7, 224(DI)
 	VZEROUPPER
 	RET
+
+// func axpyAVX2(alpha float64, x, y []float64)
+TEXT ·axpyAVX2(SB), NOSPLIT, $0-56
+	VBROADCASTSD alpha+0(FP), Y15
+	MOVQ         x_base+8(FP), SI
+	MOVQ         x_len+16(FP), CX
+	MOVQ         y_base+32(FP), DI
+	XORQ         AX, AX
+	MOVQ         CX, BX
+	ANDQ         $-8, BX
+	JZ           axpy_four
+
+axpy_loop8:
+	VMULPD  (SI)(AX*8), Y15, Y0
+	VMULPD  32(SI)(AX*8), Y15, Y1
+	VADDPD  (DI)(AX*8), Y0, Y0
+	VADDPD  32(DI)(AX*8), Y1, Y1
+	VMOVUPD Y0, (DI)(AX*8)
+	VMOVUPD Y1, 32(DI)(AX*8)
+	ADDQ    $8, AX
+	CMPQ    AX, BX
+	JLT     axpy_loop8
+
+axpy_four:
+	LEAQ 4(AX), BX
+	CMPQ BX, CX
+	JGT  axpy_tail
+	VMULPD  (SI)(AX*8), Y15, Y0
+	VADDPD  (DI)(AX*8), Y0, Y0
+	VMOVUPD Y0, (DI)(AX*8)
+	MOVQ    BX, AX
+
+axpy_tail:
+	CMPQ   AX, CX
+	JGE    axpy_done
+	VMULSD (SI)(AX*8), X15, X0
+	VADDSD (DI)(AX*8), X0, X0
+	VMOVSD X0, (DI)(AX*8)
+	INCQ   AX
+	JMP    axpy_tail
+
+axpy_done:
+	VZEROUPPER
+	RET

@@ -73,6 +73,13 @@ func TestKernelsMatch(t *testing.T) {
 
 				alpha := kernelValues(rng, 1, false)[0]
 				yAsm, yGo := append([]float64(nil), y...), append([]float64(nil), y...)
+				axpyAVX2(alpha, x, yAsm)
+				axpyGo(alpha, x, yGo)
+				if !sameVectors(yAsm, yGo) {
+					t.Fatalf("axpy n=%d off=%d: AVX2 %v, Go %v", n, off, yAsm, yGo)
+				}
+				copy(yAsm, y)
+				copy(yGo, y)
 				got, want := axpyDotAVX2(alpha, x, yAsm, z), axpyDotGo(alpha, x, yGo, z)
 				if !sameResult(got, want) || !sameVectors(yAsm, yGo) {
 					t.Fatalf("axpyDot n=%d off=%d: AVX2 %x, Go %x (or y differs)", n, off, got, want)
@@ -118,14 +125,15 @@ func TestKernelsMatch(t *testing.T) {
 	}
 }
 
-// TestMulVecKernelsMatch checks the four-row MulVec of amd64 against the
-// Go version for every row count mod 4 and padded strides.
+// TestMulVecKernelsMatch checks the four-row MulVec and the row-update
+// MulVecT of amd64 against the Go versions for every row count mod 4 and
+// padded strides.
 func TestMulVecKernelsMatch(t *testing.T) {
 	if !useAVX2 {
 		t.Skip("this CPU has no AVX2: only the Go kernels run")
 	}
 	rng := newRNG(121)
-	for rows := 1; rows <= 9; rows++ {
+	for _, rows := range []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 33, 70} {
 		for _, cols := range []int{1, 3, 4, 7, 33} {
 			a := padded(randDense(rng, rows, cols), rng.IntN(3))
 			x := kernelValues(rng, cols, false)
@@ -134,6 +142,13 @@ func TestMulVecKernelsMatch(t *testing.T) {
 			mulVecGo(want, a, x)
 			if !sameVectors(got, want) {
 				t.Fatalf("%d×%d: AVX2 %v, Go %v", rows, cols, got, want)
+			}
+			xt := kernelValues(rng, rows, false)
+			got, want = junkVec(cols), junkVec(cols)
+			mulVecT(got, a, xt)
+			mulVecTGo(want, a, xt)
+			if !sameVectors(got, want) {
+				t.Fatalf("%d×%d transposed: AVX2 %v, Go %v", rows, cols, got, want)
 			}
 		}
 	}
@@ -164,6 +179,13 @@ func FuzzKernels(f *testing.F) {
 			t.Fatalf("dot2: AVX2 %x %x, Go %x %x", s, u, s2, u2)
 		}
 		yAsm, yGo := append([]float64(nil), y...), append([]float64(nil), y...)
+		axpyAVX2(alpha, x, yAsm)
+		axpyGo(alpha, x, yGo)
+		if !sameVectors(yAsm, yGo) {
+			t.Fatalf("axpy: AVX2 %v, Go %v", yAsm, yGo)
+		}
+		copy(yAsm, y)
+		copy(yGo, y)
 		got, want := axpyDotAVX2(alpha, x, yAsm, z), axpyDotGo(alpha, x, yGo, z)
 		if !sameResult(got, want) || !sameVectors(yAsm, yGo) {
 			t.Fatalf("axpyDot: AVX2 %x, Go %x (or y differs)", got, want)

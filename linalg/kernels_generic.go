@@ -10,6 +10,10 @@ func dot2(x, r0, r1 []float64) (float64, float64) { return dot2Go(x, r0, r1) }
 
 func mulVec(dst []float64, a *Dense, x []float64) { mulVecGo(dst, a, x) }
 
+func axpy(alpha float64, x, y []float64) { axpyGo(alpha, x, y) }
+
+func mulVecT(dst []float64, a *Dense, x []float64) { mulVecTGo(dst, a, x) }
+
 func axpyDot(alpha float64, x, y, z []float64) float64 { return axpyDotGo(alpha, x, y, z) }
 
 func addOuterRow(row, t, y []float64, ys int) { addOuterRowGo(row, t, y, ys) }

@@ -74,13 +74,7 @@ func MulVecT(dst []float64, a *Dense, x []float64) {
 	if vectorOverlapsMatrix(dst, a) {
 		panic(fmt.Sprintf("linalg: MulVecT: dst (length %d) shares storage with A %s", len(dst), shape(a)))
 	}
-	clear(dst)
-	// dst gains Σ_i x_i·(row i), the terms in increasing i: the row update
-	// of AddOuterSum with the coefficients x, outerChunk rows per pass.
-	for i0 := 0; i0 < a.rows; i0 += outerChunk {
-		i1 := min(i0+outerChunk, a.rows)
-		addOuterRow(dst, x[i0:i1], a.data[i0*a.stride:], a.stride)
-	}
+	mulVecT(dst, a, x)
 }
 
 // Mul sets m = A·B. An empty m is sized to A's rows × B's columns; otherwise
@@ -109,10 +103,8 @@ func (m *Dense) AddOuter(alpha float64, x, y []float64) {
 	if vectorOverlapsMatrix(x, m) || vectorOverlapsMatrix(y, m) {
 		panic(fmt.Sprintf("linalg: AddOuter: x or y shares storage with the %s receiver", shape(m)))
 	}
-	var t [1]float64
 	for i, xi := range x {
-		t[0] = alpha * xi
-		addOuterRow(m.data[i*m.stride:i*m.stride+m.cols], t[:], y, 0)
+		axpy(alpha*xi, y, m.data[i*m.stride:i*m.stride+m.cols])
 	}
 }
 
