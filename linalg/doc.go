@@ -49,9 +49,9 @@
 //
 // On amd64 CPUs with AVX2 the inner loops run as assembly: the dot products
 // of [Dot], [Norm], [MulVec], [GramSchmidt], [Cholesky] and [SymEig], the
-// row updates of [Dense.AddOuterSum], [Dense.AddOuter] and [MulVecT], the
-// register tile of [Dense.Mul], [Dense.MulTA] and [Dense.MulAAT], and the
-// plane rotations of [SymEig]'s eigenvectors. They perform the Go code's
+// row updates of [Dense.AddOuterSum], [Dense.AddOuter], [MulVecT], [QR] and
+// [LogDet], the register tile of [Dense.Mul], [Dense.MulTA] and
+// [Dense.MulAAT], and the plane rotations of [SymEig]'s eigenvectors. They perform the Go code's
 // operations in the Go code's order: a dot product keeps its four partial
 // sums in the four lanes of one vector register, every element of a
 // product of matrices sums its own terms in increasing k, and no multiply
