@@ -51,7 +51,8 @@
 // of [Dot], [Norm], [MulVec], [GramSchmidt], [Cholesky] and [SymEig], the
 // row updates of [Dense.AddOuterSum], [Dense.AddOuter], [MulVecT], [QR] and
 // [LogDet], the register tile of [Dense.Mul], [Dense.MulTA] and
-// [Dense.MulAAT], and the plane rotations of [SymEig]'s eigenvectors. They perform the Go code's
+// [Dense.MulAAT], and the Householder reduction and plane rotations of
+// [SymEig]. They perform the Go code's
 // operations in the Go code's order: a dot product keeps its four partial
 // sums in the four lanes of one vector register, every element of a
 // product of matrices sums its own terms in increasing k, and no multiply

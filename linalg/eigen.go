@@ -175,12 +175,7 @@ func (e *EigenSym) tridiagonalize() {
 			pk[i] -= float64(kk * v[i])
 		}
 		for i := 0; i < m; i++ {
-			row := w[(k+1+i)*n+k+1+i : (k+1+i)*n+n]
-			vi, qi := v[i], pk[i]
-			vv, qq := v[i:][:len(row)], pk[i:][:len(row)]
-			for j := range row {
-				row[j] -= float64(vi*qq[j]) + float64(qi*vv[j])
-			}
+			syr2Row(w[(k+1+i)*n+k+1+i:(k+1+i)*n+n], v[i:], pk[i:], v[i], pk[i])
 		}
 	}
 	switch {
@@ -210,26 +205,7 @@ func symvUpper(p, b []float64, stride int, v []float64) {
 		vi := v[i]
 		vr, pr := v[i+1:], p[i+1:]
 		rr := row[1:]
-		n := len(rr)
-		vr, pr = vr[:n], pr[:n]
-		var s0, s1, s2, s3 float64
-		j := 0
-		for ; j <= n-4; j += 4 {
-			bs, vs, ps := rr[j:j+4:j+4], vr[j:j+4:j+4], pr[j:j+4:j+4]
-			s0 += float64(bs[0] * vs[0])
-			s1 += float64(bs[1] * vs[1])
-			s2 += float64(bs[2] * vs[2])
-			s3 += float64(bs[3] * vs[3])
-			ps[0] += float64(bs[0] * vi)
-			ps[1] += float64(bs[1] * vi)
-			ps[2] += float64(bs[2] * vi)
-			ps[3] += float64(bs[3] * vi)
-		}
-		s := (s0 + s1) + (s2 + s3)
-		for ; j < n; j++ {
-			s += float64(rr[j] * vr[j])
-			pr[j] += float64(rr[j] * vi)
-		}
+		s := dotAxpy(rr, vr, pr, vi)
 		p[i] += float64(row[0]*vi) + s
 	}
 }

@@ -209,3 +209,38 @@ func rotate1Go(x, y []float64, c, s float64) {
 		x[k] = float64(c*xk) - float64(s*yk)
 	}
 }
+
+// dotAxpyGo returns dotGo(x, y) and sets z = z + alpha·x, in one pass over
+// x; len(y), len(z) >= len(x), and z shares no element with x or y.
+func dotAxpyGo(x, y, z []float64, alpha float64) float64 {
+	n := len(x)
+	y, z = y[:n], z[:n]
+	var s0, s1, s2, s3 float64
+	j := 0
+	for ; j <= n-4; j += 4 {
+		xs, ys, zs := x[j:j+4:j+4], y[j:j+4:j+4], z[j:j+4:j+4]
+		s0 += float64(xs[0] * ys[0])
+		s1 += float64(xs[1] * ys[1])
+		s2 += float64(xs[2] * ys[2])
+		s3 += float64(xs[3] * ys[3])
+		zs[0] += float64(xs[0] * alpha)
+		zs[1] += float64(xs[1] * alpha)
+		zs[2] += float64(xs[2] * alpha)
+		zs[3] += float64(xs[3] * alpha)
+	}
+	s := (s0 + s1) + (s2 + s3)
+	for ; j < n; j++ {
+		s += float64(x[j] * y[j])
+		z[j] += float64(x[j] * alpha)
+	}
+	return s
+}
+
+// syr2RowGo sets row = row − (a·q + b·v) element by element, the symmetric
+// rank-2 update of one row; len(v), len(q) >= len(row).
+func syr2RowGo(row, v, q []float64, a, b float64) {
+	v, q = v[:len(row)], q[:len(row)]
+	for j := range row {
+		row[j] -= float64(a*q[j]) + float64(b*v[j])
+	}
+}

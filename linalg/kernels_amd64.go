@@ -130,6 +130,25 @@ func rotate1(x, y []float64, c, s float64) {
 	rotate1Go(x[n&^3:], y[n&^3:n], c, s)
 }
 
+// dotAxpy is dotAxpyGo.
+func dotAxpy(x, y, z []float64, alpha float64) float64 {
+	if useAVX2 {
+		n := len(x)
+		return dotAxpyAVX2(x, y[:n], z[:n], alpha)
+	}
+	return dotAxpyGo(x, y, z, alpha)
+}
+
+// syr2Row is syr2RowGo.
+func syr2Row(row, v, q []float64, a, b float64) {
+	if useAVX2 {
+		n := len(row)
+		syr2RowAVX2(row, v[:n], q[:n], a, b)
+		return
+	}
+	syr2RowGo(row, v, q, a, b)
+}
+
 // gemmShape returns the register tile of gemm, mr×nr: 4×8 for the AVX2
 // kernel, 3×3 for the Go one.
 func gemmShape() (mr, nr int) {
@@ -207,3 +226,13 @@ func rotate1AVX2(x, y []float64, c, s float64)
 //
 //go:noescape
 func kernel4x8AVX2(tile *[32]float64, ap, bp []float64)
+
+// dotAxpyAVX2 is dotAxpyGo; len(y) = len(z) = len(x).
+//
+//go:noescape
+func dotAxpyAVX2(x, y, z []float64, alpha float64) float64
+
+// syr2RowAVX2 is syr2RowGo; len(v) = len(q) = len(row).
+//
+//go:noescape
+func syr2RowAVX2(row, v, q []float64, a, b float64)

@@ -519,3 +519,87 @@ axpy_tail:
 axpy_done:
 	VZEROUPPER
 	RET
+
+// func dotAxpyAVX2(x, y, z []float64, alpha float64) float64
+TEXT ·dotAxpyAVX2(SB), NOSPLIT, $0-88
+	MOVQ         x_base+0(FP), SI
+	MOVQ         x_len+8(FP), CX
+	MOVQ         y_base+24(FP), DI
+	MOVQ         z_base+48(FP), R8
+	VBROADCASTSD alpha+72(FP), Y15
+	VXORPD       Y0, Y0, Y0
+	XORQ         AX, AX
+	MOVQ         CX, BX
+	ANDQ         $-4, BX
+	JZ           dotaxpy_reduce
+
+dotaxpy_loop:
+	VMOVUPD (SI)(AX*8), Y1
+	VMULPD  (DI)(AX*8), Y1, Y2
+	VADDPD  Y2, Y0, Y0
+	VMULPD  Y15, Y1, Y3
+	VADDPD  (R8)(AX*8), Y3, Y3
+	VMOVUPD Y3, (R8)(AX*8)
+	ADDQ    $4, AX
+	CMPQ    AX, BX
+	JLT     dotaxpy_loop
+
+dotaxpy_reduce:
+	REDUCE(Y0, X0, X1)
+
+dotaxpy_tail:
+	CMPQ   AX, CX
+	JGE    dotaxpy_done
+	VMOVSD (SI)(AX*8), X1
+	VMULSD (DI)(AX*8), X1, X2
+	VADDSD X2, X0, X0
+	VMULSD X15, X1, X3
+	VADDSD (R8)(AX*8), X3, X3
+	VMOVSD X3, (R8)(AX*8)
+	INCQ   AX
+	JMP    dotaxpy_tail
+
+dotaxpy_done:
+	VMOVSD X0, ret+80(FP)
+	VZEROUPPER
+	RET
+
+// func syr2RowAVX2(row, v, q []float64, a, b float64)
+TEXT ·syr2RowAVX2(SB), NOSPLIT, $0-88
+	MOVQ         row_base+0(FP), DI
+	MOVQ         row_len+8(FP), CX
+	MOVQ         v_base+24(FP), SI
+	MOVQ         q_base+48(FP), R8
+	VBROADCASTSD a+72(FP), Y14
+	VBROADCASTSD b+80(FP), Y15
+	XORQ         AX, AX
+	MOVQ         CX, BX
+	ANDQ         $-4, BX
+	JZ           syr2_tail
+
+syr2_loop:
+	VMULPD  (R8)(AX*8), Y14, Y0
+	VMULPD  (SI)(AX*8), Y15, Y1
+	VADDPD  Y1, Y0, Y0
+	VMOVUPD (DI)(AX*8), Y2
+	VSUBPD  Y0, Y2, Y2
+	VMOVUPD Y2, (DI)(AX*8)
+	ADDQ    $4, AX
+	CMPQ    AX, BX
+	JLT     syr2_loop
+
+syr2_tail:
+	CMPQ   AX, CX
+	JGE    syr2_done
+	VMULSD (R8)(AX*8), X14, X0
+	VMULSD (SI)(AX*8), X15, X1
+	VADDSD X1, X0, X0
+	VMOVSD (DI)(AX*8), X2
+	VSUBSD X0, X2, X2
+	VMOVSD X2, (DI)(AX*8)
+	INCQ   AX
+	JMP    syr2_tail
+
+syr2_done:
+	VZEROUPPER
+	RET

@@ -89,6 +89,19 @@ func TestKernelsMatch(t *testing.T) {
 					t.Fatalf("axpyDot with z = y, n=%d off=%d: AVX2 %x, Go %x (or y differs)", n, off, got, want)
 				}
 
+				zAsm, zGo := append([]float64(nil), z...), append([]float64(nil), z...)
+				got, want = dotAxpyAVX2(x, y, zAsm, alpha), dotAxpyGo(x, y, zGo, alpha)
+				if !sameResult(got, want) || !sameVectors(zAsm, zGo) {
+					t.Fatalf("dotAxpy n=%d off=%d: AVX2 %x, Go %x (or z differs)", n, off, got, want)
+				}
+				beta := kernelValues(rng, 1, false)[0]
+				rowAsm, rowGo := append([]float64(nil), z...), append([]float64(nil), z...)
+				syr2RowAVX2(rowAsm, x, y, alpha, beta)
+				syr2RowGo(rowGo, x, y, alpha, beta)
+				if !sameVectors(rowAsm, rowGo) {
+					t.Fatalf("syr2Row n=%d off=%d: AVX2 %v, Go %v", n, off, rowAsm, rowGo)
+				}
+
 				var cs [8]float64
 				for j := 0; j < 4; j++ {
 					theta := rng.Float64() * 2 * math.Pi
@@ -189,6 +202,18 @@ func FuzzKernels(f *testing.F) {
 		got, want := axpyDotAVX2(alpha, x, yAsm, z), axpyDotGo(alpha, x, yGo, z)
 		if !sameResult(got, want) || !sameVectors(yAsm, yGo) {
 			t.Fatalf("axpyDot: AVX2 %x, Go %x (or y differs)", got, want)
+		}
+		zAsm, zGo := append([]float64(nil), z...), append([]float64(nil), z...)
+		got, want = dotAxpyAVX2(x, y, zAsm, alpha), dotAxpyGo(x, y, zGo, alpha)
+		if !sameResult(got, want) || !sameVectors(zAsm, zGo) {
+			t.Fatalf("dotAxpy: AVX2 %x, Go %x (or z differs)", got, want)
+		}
+		copy(zAsm, z)
+		copy(zGo, z)
+		syr2RowAVX2(zAsm, x, y, alpha, -alpha)
+		syr2RowGo(zGo, x, y, alpha, -alpha)
+		if !sameVectors(zAsm, zGo) {
+			t.Fatalf("syr2Row: AVX2 %v, Go %v", zAsm, zGo)
 		}
 		c, sn := math.Cos(alpha), math.Sin(alpha)
 		xAsm, yAsm2 := append([]float64(nil), x...), append([]float64(nil), y...)

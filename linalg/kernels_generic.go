@@ -25,3 +25,7 @@ func rotate1(x, y []float64, c, s float64) { rotate1Go(x, y, c, s) }
 func gemmShape() (mr, nr int) { return 3, 3 }
 
 func gemmTile(tile, ap, bp []float64) { kernel3x3(tile, ap, bp) }
+
+func dotAxpy(x, y, z []float64, alpha float64) float64 { return dotAxpyGo(x, y, z, alpha) }
+
+func syr2Row(row, v, q []float64, a, b float64) { syr2RowGo(row, v, q, a, b) }
