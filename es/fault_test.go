@@ -518,7 +518,8 @@ var errSimulator = errors.New("simulator crashed")
 // generation was not told: continuing the strategy with Minimize ends
 // exactly as a run that never panicked. The calls tried are the first,
 // one in the middle of the run, and the last row of a generation whose
-// other rows improve on the best so far, which must then be in the result.
+// other rows improve on the best so far, which must then be in the result
+// when one worker evaluates the rows in order.
 func TestFaultPanic(t *testing.T) {
 	const budget = 600
 	before := runtime.NumGoroutine()
@@ -570,7 +571,12 @@ func TestFaultPanic(t *testing.T) {
 						t.Errorf("workers=%d: Result.Evals %d; objective called %d times, %d returned", workers, res.Evals, calls, returned)
 					}
 					faultCheckBest(t, res, p, calls)
-					if k == improving && !(res.F < bestBefore) {
+					// With one worker the rows before the panicking last row
+					// have all returned, so their improvement is in the
+					// result. With several, which row draws call k depends on
+					// scheduling (it may be the improving one); faultCheckBest
+					// above already holds the result to the values returned.
+					if k == improving && workers == 1 && !(res.F < bestBefore) {
 						t.Errorf("workers=%d: F %v, want below %v, the best before the panicking generation", workers, res.F, bestBefore)
 					}
 					faultCheckResume(t, sub, cfg, s, faultEllipsoid, workers, budget)
