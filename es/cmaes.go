@@ -201,10 +201,9 @@ func (c *cmaes) setup(cfg Config) {
 	d, lambda := cfg.Dim, cfg.Lambda
 	a0 := cfg.A0
 	c.p = newCMAESParams(d, lambda)
-	c.setupCore(nameCMAES, cfg, lambda)
-	// cmaes runs its criteria on its own decomposition of C and does not
-	// use the shared checker's workspace.
-	c.checks = checker{}
+	// cmaes runs its criteria on its own decomposition of C: no shared
+	// checker (evalsPerGen 0), whose d×d workspace would go unused.
+	c.setupCore(nameCMAES, cfg, 0)
 
 	c.cov.ReuseAs(d, d)
 	c.basis.ReuseAs(d, d)

@@ -287,7 +287,9 @@ type core struct {
 
 // setupCore initialises the state shared by every strategy from a resolved
 // configuration: the mean X0 (or a uniform draw from [-Box, Box]^d with the
-// seed), A = A0 (or I), sigma = Sigma0.
+// seed), A = A0 (or I), sigma = Sigma0, and the shared covariance checker
+// for evalsPerGen evaluations per generation; evalsPerGen = 0 leaves the
+// checker empty, for a strategy that runs its own criteria.
 func (c *core) setupCore(name string, cfg Config, evalsPerGen int) {
 	d := cfg.Dim
 	c.name = name
@@ -321,7 +323,10 @@ func (c *core) setupCore(name string, cfg Config, evalsPerGen int) {
 	c.flatGens, c.flatRef = 0, math.NaN()
 	cfg.X0, cfg.A0 = nil, nil
 	c.cfg = cfg
-	c.checks.setup(d, evalsPerGen)
+	c.checks = checker{}
+	if evalsPerGen > 0 {
+		c.checks.setup(d, evalsPerGen)
+	}
 }
 
 // Name returns the strategy's short name.
