@@ -167,6 +167,11 @@ type Pool struct {
 	mu      sync.Mutex
 	err     error         // the first failure, returned by every later Eval
 	stopped chan struct{} // closed when err is set
+	// out marks the processes taken from idle by an Eval that found the
+	// pool running: evaluating, or dead after a failed evaluation. Eval sets
+	// and clears it under mu together with its check of err, so Close,
+	// which sets err first, sees exactly the evaluations it must interrupt.
+	out map[*process]bool
 
 	closing    chan struct{}  // closed by Close, to end the context watcher
 	watcher    sync.WaitGroup // the context watcher
@@ -210,6 +215,7 @@ func Start(ctx context.Context, command string, procs int, opts Options) (*Pool,
 		idle:    make(chan *process, procs),
 		stopped: make(chan struct{}),
 		closing: make(chan struct{}),
+		out:     make(map[*process]bool, procs),
 	}
 	for i := range procs {
 		pr, err := p.startProcess(i, words)
@@ -254,16 +260,23 @@ func (p *Pool) Eval(x []float64) (float64, error) {
 	case <-p.stopped:
 		return 0, p.stopErr()
 	}
-	if err := p.stopErr(); err != nil {
+	p.mu.Lock()
+	if err := p.err; err != nil {
+		p.mu.Unlock()
 		p.idle <- pr
 		return 0, err
 	}
+	p.out[pr] = true
+	p.mu.Unlock()
 	v, err := pr.eval(x, p.opts.EvalTimeout)
 	if err != nil {
 		// The process is dead and stays out of the idle set.
 		p.stop(err)
 		return 0, err
 	}
+	p.mu.Lock()
+	delete(p.out, pr)
+	p.mu.Unlock()
 	p.idle <- pr
 	return v, nil
 }
@@ -287,22 +300,16 @@ func (p *Pool) shutdown() error {
 	close(p.closing)
 	p.watcher.Wait()
 
-	// Evaluations in progress end now. A process missing from the idle set
-	// is evaluating, or is dead and reported already.
-	idle := make(map[*process]bool)
-	for drained := false; !drained; {
-		select {
-		case pr := <-p.idle:
-			idle[pr] = true
-		default:
-			drained = true
-		}
-	}
+	// Evaluations in progress end now; a process that is out is evaluating,
+	// or is dead and reported already. The others are idle, or are being
+	// handed back by an Eval that finished: they get their end of input.
+	p.mu.Lock()
 	for _, pr := range p.procs {
-		if !idle[pr] {
+		if p.out[pr] {
 			pr.abort(ErrClosed)
 		}
 	}
+	p.mu.Unlock()
 	// Close reports on the others.
 	healthy := make([]bool, len(p.procs))
 	for i, pr := range p.procs {

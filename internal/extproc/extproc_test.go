@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -154,6 +155,69 @@ func TestEvalConcurrent(t *testing.T) {
 	}
 	if _, err := p.Eval([]float64{1}); err != ErrClosed {
 		t.Errorf("Eval after Close: got %v, want ErrClosed", err)
+	}
+}
+
+// TestCloseDuringConcurrentEvals closes the pool while eight callers keep
+// four processes busy, twenty times. Close reports nothing (the processes
+// it had to interrupt are not failures), every caller ends with ErrClosed
+// or with an *EvalError wrapping it, at most one per process, and the
+// values before that are right.
+func TestCloseDuringConcurrentEvals(t *testing.T) {
+	const (
+		procs   = 4
+		callers = 8
+		dim     = 5
+	)
+	for round := range 20 {
+		p := startHelper(t, context.Background(), procs, Options{}, "sphere")
+		var done atomic.Int64
+		var wg sync.WaitGroup
+		interrupted := make(chan bool, callers)
+		for c := range callers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				rng := rand.New(rand.NewPCG(uint64(round), uint64(c)))
+				for {
+					x := randomPoint(rng, dim)
+					got, err := p.Eval(x)
+					var evalErr *EvalError
+					switch {
+					case err == ErrClosed:
+						interrupted <- false
+						return
+					case errors.As(err, &evalErr) && errors.Is(err, ErrClosed):
+						interrupted <- true
+						return
+					case err != nil:
+						t.Errorf("Eval: %v, want ErrClosed or an *EvalError wrapping it", err)
+						interrupted <- false
+						return
+					case math.Float64bits(got) != math.Float64bits(sphere(x)):
+						t.Errorf("wrong value for [%s]", formatPoint(x))
+					}
+					done.Add(1)
+				}
+			}()
+		}
+		for done.Load() < 50 {
+			time.Sleep(time.Millisecond)
+		}
+		if err := p.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+		wg.Wait()
+		close(interrupted)
+		n := 0
+		for i := range interrupted {
+			if i {
+				n++
+			}
+		}
+		if n > procs {
+			t.Errorf("round %d: %d evaluations interrupted by Close, with %d processes", round, n, procs)
+		}
 	}
 }
 
