@@ -49,15 +49,17 @@
 //
 // On amd64 CPUs with AVX2 the inner loops run as assembly: the dot products
 // of [Dot], [Norm], [MulVec], [GramSchmidt], [Cholesky] and [SymEig], the
-// row updates of [Dense.AddOuterSum], [Dense.AddOuter], [MulVecT], [QR] and
-// [LogDet], the register tile of [Dense.Mul], [Dense.MulTA] and
+// row updates of [Dense.AddOuterSum], [Dense.AddOuter], [MulVecT], [QR],
+// [LogDet] and [Det], the register tile of [Dense.Mul], [Dense.MulTA] and
 // [Dense.MulAAT], and the Householder reduction and plane rotations of
 // [SymEig]. They perform the Go code's
 // operations in the Go code's order: a dot product keeps its four partial
 // sums in the four lanes of one vector register, every element of a
 // product of matrices sums its own terms in increasing k, and no multiply
 // is fused with an add. Both paths therefore give the same bits, which the
-// tests check on every length and alignment. Other CPUs and architectures
-// run the Go code; the build tag purego selects it everywhere
-// (go test -tags purego ./linalg).
+// tests check kernel by kernel (all lengths up to 70, four alignments,
+// special values) and routine by routine. Other CPUs and architectures run
+// the Go code; the build tag purego selects it everywhere
+// (go test -tags purego ./linalg). The CPU check is the package's own, so
+// GODEBUG=cpu.avx2=off does not switch the assembly off; the tag does.
 package linalg

@@ -53,7 +53,8 @@ func mulVec(dst []float64, a *Dense, x []float64) {
 	n, s := len(x), a.stride
 	i := 0
 	for ; i+4 <= a.rows; i += 4 {
-		// The slice bounds check that all four rows lie in a.data.
+		// The slice expression checks that all four rows lie within the
+		// capacity of a.data (a Dense's storage covers every row).
 		dst[i], dst[i+1], dst[i+2], dst[i+3] = dot4AVX2(x, a.data[i*s:(i+3)*s+n], s)
 	}
 	for ; i < a.rows; i++ {

@@ -42,7 +42,8 @@ func sameVectors(a, b []float64) bool {
 
 // TestKernelsMatch checks that every AVX2 kernel gives the bits of its Go
 // twin, for all lengths up to 70 (every remainder mod 4 and mod 32), at
-// every alignment mod 32 bytes, with and without special values.
+// four element offsets into their arrays (which move the 32-byte loads
+// across alignments), with and without special values.
 func TestKernelsMatch(t *testing.T) {
 	if !useAVX2 {
 		t.Skip("this CPU has no AVX2: only the Go kernels run")

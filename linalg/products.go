@@ -82,7 +82,7 @@ func MulVecT(dst []float64, a *Dense, x []float64) {
 // columns must equal B's rows, or Mul panics. Element (i, j) is
 // Σ_k A_ik·B_kj summed in increasing k from zero, as in the textbook triple
 // loop, whatever the blocking; the work is done in cache-sized blocks with a
-// 3×3 register tile.
+// register tile (3×3 in Go, 4×8 with AVX2).
 func (m *Dense) Mul(a, b *Dense) {
 	if a.cols != b.rows {
 		panic(fmt.Sprintf("linalg: Mul: inner dimensions differ, A is %s, B is %s", shape(a), shape(b)))
