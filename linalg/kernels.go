@@ -173,6 +173,22 @@ func addOuterColumnsGo(row, t, y []float64, ys, j0 int) {
 	}
 }
 
+// addOuterBlockGo adds Σ_k t_k·y_k, the terms in increasing k, to row i of
+// the r×c matrix stored in m with stride ms, for every i, where
+// t_k = alpha_k·x[k·xs+i] and y_k = y[k·ys : k·ys+c]; len(alpha) ≤
+// outerChunk. It is AddOuterSum for one chunk of terms: each element of m
+// is loaded and stored once.
+func addOuterBlockGo(m []float64, ms, r, c int, alpha, x []float64, xs int, y []float64, ys int) {
+	var coef [outerChunk]float64
+	t := coef[:len(alpha)]
+	for i := 0; i < r; i++ {
+		for k, a := range alpha {
+			t[k] = a * x[k*xs+i]
+		}
+		addOuterRowGo(m[i*ms:i*ms+c], t, y, ys)
+	}
+}
+
 // rotate4Go applies four plane rotations to five consecutive rows r_0..r_4,
 // where row r is rows[r·stride : r·stride+n]: for j = 1..4, with
 // (c_j, s_j) = (cs[2j−2], cs[2j−1]), rows 4−j and 5−j become

@@ -71,7 +71,7 @@ func axpy(alpha float64, x, y []float64) {
 	axpyGo(alpha, x, y)
 }
 
-// mulVecT is mulVecTGo. With AVX2, dst gains Σ_i x_i·(row i) by the row
+// mulVecT is mulVecTGo. With AVX2, dst gains Σ_i x_i·(row i) by the block
 // update of AddOuterSum with the coefficients x, outerChunk rows per pass:
 // the same terms in the same order.
 func mulVecT(dst []float64, a *Dense, x []float64) {
@@ -80,11 +80,15 @@ func mulVecT(dst []float64, a *Dense, x []float64) {
 		return
 	}
 	clear(dst)
+	// dst is a 1×c matrix; its coefficients are x_i·1, which is x_i.
 	for i0 := 0; i0 < a.rows; i0 += outerChunk {
 		i1 := min(i0+outerChunk, a.rows)
-		addOuterRow(dst, x[i0:i1], a.data[i0*a.stride:], a.stride)
+		addOuterBlock(dst, len(dst), 1, len(dst), x[i0:i1], ones[:], 1, a.data[i0*a.stride:], a.stride)
 	}
 }
+
+// ones is the coefficient column of MulVecT's row update.
+var ones = [outerChunk]float64{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}
 
 // axpyDot is axpyDotGo; z is y or shares no element with it.
 func axpyDot(alpha float64, x, y, z []float64) float64 {
@@ -95,16 +99,18 @@ func axpyDot(alpha float64, x, y, z []float64) float64 {
 	return axpyDotGo(alpha, x, y, z)
 }
 
-// addOuterRow is addOuterRowGo.
-func addOuterRow(row, t, y []float64, ys int) {
-	if !useAVX2 || len(t) == 0 {
-		addOuterRowGo(row, t, y, ys)
+// addOuterBlock is addOuterBlockGo.
+func addOuterBlock(m []float64, ms, r, c int, alpha, x []float64, xs int, y []float64, ys int) {
+	k := len(alpha)
+	if !useAVX2 || r == 0 || c == 0 || k == 0 {
+		addOuterBlockGo(m, ms, r, c, alpha, x, xs, y, ys)
 		return
 	}
-	n := len(row)
-	// The slice bound checks that every y_k lies in y.
-	addOuterRowAVX2(row, t, y[:(len(t)-1)*ys+n], ys)
-	addOuterColumnsGo(row, t, y, ys, n&^3)
+	var coef [outerChunk]float64
+	_ = coef[k-1] // the kernel writes k coefficients into coef
+	// The slice expressions check that every row of m, every column of
+	// coefficients and every y_k lie within the slices' capacity.
+	addOuterBlockAVX2(m[:(r-1)*ms+c], ms, r, c, alpha[:k:k], x[:(k-1)*xs+r], xs, y[:(k-1)*ys+c], ys, &coef)
 }
 
 // rotate4 is rotate4Go.
@@ -206,11 +212,13 @@ func axpyAVX2(alpha float64, x, y []float64)
 //go:noescape
 func axpyDotAVX2(alpha float64, x, y, z []float64) float64
 
-// addOuterRowAVX2 is addOuterRowGo for the columns below len(row)&^3;
-// len(t) >= 1 and len(y) = (len(t)−1)·ys + len(row).
+// addOuterBlockAVX2 is addOuterBlockGo for 1 ≤ len(alpha) ≤ outerChunk,
+// r, c ≥ 1, with coef as the scratch for each row's coefficients;
+// len(m) = (r−1)·ms+c, len(x) = (len(alpha)−1)·xs+r and
+// len(y) = (len(alpha)−1)·ys+c.
 //
 //go:noescape
-func addOuterRowAVX2(row, t, y []float64, ys int)
+func addOuterBlockAVX2(m []float64, ms, r, c int, alpha, x []float64, xs int, y []float64, ys int, coef *[outerChunk]float64)
 
 // rotate4AVX2 is rotate4Go for the columns below n&^3; len(rows) = 5n.
 //

@@ -221,25 +221,44 @@ axpydot_done:
 	VZEROUPPER
 	RET
 
-// func addOuterRowAVX2(row, t, y []float64, ys int)
+// func addOuterBlockAVX2(m []float64, ms, r, c int, alpha, x []float64, xs int, y []float64, ys int, coef *[outerChunk]float64)
 //
-// Columns in blocks of 32 (eight independent sums in Y0..Y7, enough to hide
-// the latency of VADDPD), then blocks of 4; the k loop is innermost, so
-// each element of row is loaded and stored once.
-TEXT ·addOuterRowAVX2(SB), NOSPLIT, $0-80
-	MOVQ row_base+0(FP), DI
-	MOVQ row_len+8(FP), CX
-	MOVQ t_base+24(FP), SI
-	MOVQ t_len+32(FP), R8
-	MOVQ y_base+48(FP), DX
-	MOVQ ys+72(FP), R9
+// For each row: the coefficients t_k = alpha_k·x[k·xs+i] into coef, then
+// the columns in blocks of 32 (eight independent sums in Y0..Y7, enough to
+// hide the latency of VADDPD), blocks of 4, and one by one; the k loop is
+// innermost, so each element of m is loaded and stored once.
+TEXT ·addOuterBlockAVX2(SB), NOSPLIT, $0-144
+	MOVQ m_base+0(FP), DI
+	MOVQ r+32(FP), R12
+	MOVQ c+40(FP), CX
+	MOVQ alpha_len+56(FP), R8
+	MOVQ x_base+72(FP), R13
+	MOVQ y_base+104(FP), DX
+	MOVQ ys+128(FP), R9
 	SHLQ $3, R9
-	XORQ AX, AX
+	MOVQ coef+136(FP), SI
 
-outer32:
-	LEAQ 32(AX), BX
-	CMPQ BX, CX
-	JGT  outer4
+block_row:
+	MOVQ alpha_base+48(FP), BX
+	MOVQ xs+96(FP), AX
+	SHLQ $3, AX
+	MOVQ R13, R10
+	XORQ R11, R11
+
+block_coef:
+	VMOVSD (BX)(R11*8), X0
+	VMULSD (R10), X0, X0
+	VMOVSD X0, (SI)(R11*8)
+	ADDQ   AX, R10
+	INCQ   R11
+	CMPQ   R11, R8
+	JLT    block_coef
+	XORQ   AX, AX
+
+block_outer32:
+	LEAQ    32(AX), BX
+	CMPQ    BX, CX
+	JGT     block_outer4
 	VMOVUPD (DI)(AX*8), Y0
 	VMOVUPD 32(DI)(AX*8), Y1
 	VMOVUPD 64(DI)(AX*8), Y2
@@ -251,7 +270,7 @@ outer32:
 	LEAQ    (DX)(AX*8), R10
 	XORQ    R11, R11
 
-inner32:
+block_inner32:
 	VBROADCASTSD (SI)(R11*8), Y8
 	VMULPD       (R10), Y8, Y9
 	VADDPD       Y9, Y0, Y0
@@ -272,7 +291,7 @@ inner32:
 	ADDQ         R9, R10
 	INCQ         R11
 	CMPQ         R11, R8
-	JLT          inner32
+	JLT          block_inner32
 
 	VMOVUPD Y0, (DI)(AX*8)
 	VMOVUPD Y1, 32(DI)(AX*8)
@@ -283,30 +302,56 @@ inner32:
 	VMOVUPD Y6, 192(DI)(AX*8)
 	VMOVUPD Y7, 224(DI)(AX*8)
 	MOVQ    BX, AX
-	JMP     outer32
+	JMP     block_outer32
 
-outer4:
-	LEAQ 4(AX), BX
-	CMPQ BX, CX
-	JGT  done
+block_outer4:
+	LEAQ    4(AX), BX
+	CMPQ    BX, CX
+	JGT     block_tail
 	VMOVUPD (DI)(AX*8), Y0
 	LEAQ    (DX)(AX*8), R10
 	XORQ    R11, R11
 
-inner4:
+block_inner4:
 	VBROADCASTSD (SI)(R11*8), Y8
 	VMULPD       (R10), Y8, Y9
 	VADDPD       Y9, Y0, Y0
 	ADDQ         R9, R10
 	INCQ         R11
 	CMPQ         R11, R8
-	JLT          inner4
+	JLT          block_inner4
 
 	VMOVUPD Y0, (DI)(AX*8)
 	MOVQ    BX, AX
-	JMP     outer4
+	JMP     block_outer4
 
-done:
+block_tail:
+	CMPQ   AX, CX
+	JGE    block_next
+	VMOVSD (DI)(AX*8), X0
+	LEAQ   (DX)(AX*8), R10
+	XORQ   R11, R11
+
+block_tailk:
+	VMOVSD (SI)(R11*8), X1
+	VMULSD (R10), X1, X1
+	VADDSD X1, X0, X0
+	ADDQ   R9, R10
+	INCQ   R11
+	CMPQ   R11, R8
+	JLT    block_tailk
+
+	VMOVSD X0, (DI)(AX*8)
+	INCQ   AX
+	JMP    block_tail
+
+block_next:
+	MOVQ ms+24(FP), AX
+	LEAQ (DI)(AX*8), DI
+	ADDQ $8, R13
+	DECQ R12
+	JNZ  block_row
+
 	VZEROUPPER
 	RET
 

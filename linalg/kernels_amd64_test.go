@@ -124,14 +124,17 @@ func TestKernelsMatch(t *testing.T) {
 				}
 
 				for _, k := range []int{1, 2, 8, 32} {
-					coef := kernelValues(rng, k, false)
-					ys := n + rng.IntN(5)
-					yk := vec((k-1)*ys + n)
-					rowAsm, rowGo := append([]float64(nil), x...), append([]float64(nil), x...)
-					addOuterRow(rowAsm, coef, yk, ys)
-					addOuterRowGo(rowGo, coef, yk, ys)
-					if !sameVectors(rowAsm, rowGo) {
-						t.Fatalf("addOuterRow n=%d off=%d k=%d: AVX2 %v, Go %v", n, off, k, rowAsm, rowGo)
+					for _, r := range []int{1, 3} {
+						coef := kernelValues(rng, k, false)
+						ms, xs, ys := n+rng.IntN(3), r+rng.IntN(3), n+rng.IntN(5)
+						xk, yk := vec((k-1)*xs+r), vec((k-1)*ys+n)
+						m := vec(max(0, (r-1)*ms+n))
+						mAsm, mGo := append([]float64(nil), m...), append([]float64(nil), m...)
+						addOuterBlock(mAsm, ms, r, n, coef, xk, xs, yk, ys)
+						addOuterBlockGo(mGo, ms, r, n, coef, xk, xs, yk, ys)
+						if !sameVectors(mAsm, mGo) {
+							t.Fatalf("addOuterBlock n=%d off=%d k=%d r=%d: AVX2 %v, Go %v", n, off, k, r, mAsm, mGo)
+						}
 					}
 				}
 			}
@@ -236,11 +239,12 @@ func FuzzKernels(f *testing.F) {
 		if n > 0 {
 			coef := []float64{alpha, x[0], z[n-1]}
 			rowAsm, rowGo := append([]float64(nil), z...), append([]float64(nil), z...)
+			xk := []float64{y[0], x[n-1], alpha}
 			yk := append(append(append([]float64(nil), x...), y...), z...)
-			addOuterRow(rowAsm, coef, yk, n)
-			addOuterRowGo(rowGo, coef, yk, n)
+			addOuterBlock(rowAsm, n, 1, n, coef, xk, 1, yk, n)
+			addOuterBlockGo(rowGo, n, 1, n, coef, xk, 1, yk, n)
 			if !sameVectors(rowAsm, rowGo) {
-				t.Fatalf("addOuterRow: AVX2 %v, Go %v", rowAsm, rowGo)
+				t.Fatalf("addOuterBlock: AVX2 %v, Go %v", rowAsm, rowGo)
 			}
 		}
 	})

@@ -69,9 +69,12 @@ func TestKernelsStayInBounds(t *testing.T) {
 			syr2RowAVX2(z, x, y, 0.5, 0.25)
 			rotate4(g(5*n), n, &cs)
 			rotate1(x, y, 0.6, 0.8)
-			for _, k := range []int{1, 2, 33} {
-				for _, ys := range []int{n, n + 1} {
-					addOuterRow(g(n), g(k), g((k-1)*ys+n), ys)
+			for _, k := range []int{1, 2, 32} {
+				for _, r := range []int{1, 2} {
+					for _, ys := range []int{n, n + 1} {
+						ms, xs := n+1, r+1
+						addOuterBlock(g(max(0, (r-1)*ms+n)), ms, r, n, g(k), g((k-1)*xs+r), xs, g((k-1)*ys+n), ys)
+					}
 				}
 			}
 			// mulVec / mulVecT on guarded matrices with strides.

@@ -16,7 +16,9 @@ func mulVecT(dst []float64, a *Dense, x []float64) { mulVecTGo(dst, a, x) }
 
 func axpyDot(alpha float64, x, y, z []float64) float64 { return axpyDotGo(alpha, x, y, z) }
 
-func addOuterRow(row, t, y []float64, ys int) { addOuterRowGo(row, t, y, ys) }
+func addOuterBlock(m []float64, ms, r, c int, alpha, x []float64, xs int, y []float64, ys int) {
+	addOuterBlockGo(m, ms, r, c, alpha, x, xs, y, ys)
+}
 
 func rotate4(rows []float64, n int, cs *[8]float64) { rotate4Go(rows, n, n, cs) }
 

@@ -121,17 +121,12 @@ func (m *Dense) AddOuterSum(alpha []float64, x, y *Dense) {
 	if matricesOverlap(x, m) || matricesOverlap(y, m) {
 		panic(fmt.Sprintf("linalg: AddOuterSum: x %s or y %s shares storage with the %s receiver", shape(x), shape(y), shape(m)))
 	}
-	var coef [outerChunk]float64
-	ys := y.stride
+	if m.IsEmpty() {
+		return
+	}
 	for k0 := 0; k0 < k; k0 += outerChunk {
 		k1 := min(k0+outerChunk, k)
-		t := coef[:k1-k0]
-		for i := 0; i < m.rows; i++ {
-			for kk := range t {
-				t[kk] = alpha[k0+kk] * x.data[(k0+kk)*x.stride+i]
-			}
-			addOuterRow(m.data[i*m.stride:i*m.stride+m.cols], t, y.data[k0*ys:], ys)
-		}
+		addOuterBlock(m.data, m.stride, m.rows, m.cols, alpha[k0:k1], x.data[k0*x.stride:], x.stride, y.data[k0*y.stride:], y.stride)
 	}
 }
 
