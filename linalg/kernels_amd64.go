@@ -87,7 +87,7 @@ func mulVecT(dst []float64, a *Dense, x []float64) {
 	}
 }
 
-// ones is the coefficient column of MulVecT's row update.
+// ones is the coefficient column of MulVecT's block update.
 var ones = [outerChunk]float64{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}
 
 // axpyDot is axpyDotGo; z is y or shares no element with it.
@@ -110,7 +110,7 @@ func addOuterBlock(m []float64, ms, r, c int, alpha, x []float64, xs int, y []fl
 	_ = coef[k-1] // the kernel writes k coefficients into coef
 	// The slice expressions check that every row of m, every column of
 	// coefficients and every y_k lie within the slices' capacity.
-	addOuterBlockAVX2(m[:(r-1)*ms+c], ms, r, c, alpha[:k:k], x[:(k-1)*xs+r], xs, y[:(k-1)*ys+c], ys, &coef)
+	addOuterBlockAVX2(m[:(r-1)*ms+c], ms, r, c, alpha, x[:(k-1)*xs+r], xs, y[:(k-1)*ys+c], ys, &coef)
 }
 
 // rotate4 is rotate4Go.
