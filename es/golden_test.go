@@ -3,12 +3,12 @@ package es
 import (
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/hees-dev/hees/internal/golden"
 	"github.com/hees-dev/hees/linalg"
 	"github.com/hees-dev/hees/objectives"
 )
@@ -91,46 +91,7 @@ func TestGoldenTrajectories(t *testing.T) {
 	for _, name := range Names() {
 		t.Run(name, func(t *testing.T) {
 			got := goldenTrajectory(t, name)
-			path := filepath.Join("testdata", name+".golden")
-			if *update {
-				if err := os.MkdirAll("testdata", 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test ./es -run TestGoldenTrajectories -update to create it)", err)
-			}
-			if diff := firstDifference(string(want), string(got)); diff != "" {
-				os.WriteFile(path+".got", got, 0o644)
-				t.Errorf("%s differs from %s (whole output in %s.got): %s", name, path, path, diff)
-			}
+			golden.Check(t, filepath.Join("testdata", name+".golden"), got, *update)
 		})
 	}
-}
-
-// firstDifference describes the first line where got differs from want, or
-// returns "" when they are equal.
-func firstDifference(want, got string) string {
-	if want == got {
-		return ""
-	}
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := range max(len(w), len(g)) {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			return fmt.Sprintf("line %d:\n-want %s\n+got  %s", i+1, wl, gl)
-		}
-	}
-	return "line endings differ"
 }

@@ -6,10 +6,11 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
+
+	"github.com/hees-dev/hees/internal/golden"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/digest.golden")
@@ -135,20 +136,5 @@ func TestDigest(t *testing.T) {
 	}
 	put("CondSym", []float64{cond, nt})
 
-	path := filepath.Join("testdata", "digest.golden")
-	if *update {
-		if err := os.WriteFile(path, out.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(want, out.Bytes()) {
-		got := path + ".got"
-		_ = os.WriteFile(got, out.Bytes(), 0o644)
-		t.Errorf("results differ from %s (actual output written to %s):\nwant:\n%s\ngot:\n%s", path, got, want, out.Bytes())
-	}
+	golden.Check(t, filepath.Join("testdata", "digest.golden"), out.Bytes(), *update)
 }

@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/hees-dev/hees/internal/golden"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -49,28 +50,5 @@ func TestGoldenBits(t *testing.T) {
 			}
 		}
 	}
-	path := filepath.Join("testdata", "values.golden")
-	if *update {
-		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(want, buf.Bytes()) {
-		got := bytes.Split(buf.Bytes(), []byte("\n"))
-		for i, line := range bytes.Split(want, []byte("\n")) {
-			if i >= len(got) || !bytes.Equal(line, got[i]) {
-				var g []byte
-				if i < len(got) {
-					g = got[i]
-				}
-				t.Fatalf("%s line %d:\nwant %s\ngot  %s", path, i+1, line, g)
-			}
-		}
-		t.Fatalf("%s: output has %d lines, file %d", path, len(got), bytes.Count(want, []byte("\n"))+1)
-	}
+	golden.Check(t, filepath.Join("testdata", "values.golden"), buf.Bytes(), *update)
 }

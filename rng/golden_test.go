@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"math"
-	"os"
 	"strconv"
 	"testing"
+
+	"github.com/hees-dev/hees/internal/golden"
 )
 
 // goldenNormals returns the first 1000 normals of the sub-stream
@@ -29,27 +30,7 @@ func goldenNormals() []byte {
 // platform: CI runs it with the default GOAMD64, with GOAMD64=v3 (FMA
 // fusion allowed) and as an arm64 binary under qemu.
 func TestGoldenNormals(t *testing.T) {
-	const path = "testdata/normals.golden"
-	got := goldenNormals()
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		gl, wl := bytes.Split(got, []byte("\n")), bytes.Split(want, []byte("\n"))
-		for i := range min(len(gl), len(wl)) {
-			if !bytes.Equal(gl[i], wl[i]) {
-				t.Fatalf("%s: first difference at line %d:\n got  %s\n want %s", path, i+1, gl[i], wl[i])
-			}
-		}
-		t.Fatalf("%s: %d lines, want %d", path, len(gl), len(wl))
-	}
+	golden.Check(t, "testdata/normals.golden", goldenNormals(), *update)
 }
 
 // signed returns x with the sign that bit 8 of the word u selects.

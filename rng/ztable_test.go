@@ -7,10 +7,10 @@ import (
 	"go/format"
 	"math"
 	"math/big"
-	"os"
 	"strconv"
 	"testing"
 
+	"github.com/hees-dev/hees/internal/golden"
 	"github.com/hees-dev/hees/internal/xmath/bigref"
 )
 
@@ -93,20 +93,7 @@ package rng
 // (so the committed constants are exactly what the portable code computes);
 // -update rewrites it.
 func TestZigguratTable(t *testing.T) {
-	got := genZigTable()
-	if *update {
-		if err := os.WriteFile("ztable.go", got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile("ztable.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Error("ztable.go differs from the generated table; run go test -run TestZigguratTable -update and review the diff")
-	}
+	golden.Check(t, "ztable.go", genZigTable(), *update)
 }
 
 // TestZigguratGeometry checks the table's invariants in high precision:

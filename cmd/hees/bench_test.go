@@ -18,6 +18,7 @@ import (
 
 	"github.com/hees-dev/hees/es"
 	"github.com/hees-dev/hees/internal/coco"
+	"github.com/hees-dev/hees/internal/golden"
 	"github.com/hees-dev/hees/objectives"
 )
 
@@ -78,19 +79,7 @@ func TestBenchEndToEnd(t *testing.T) {
 	files := readTree(t, out)
 
 	summary := files["summary.csv"]
-	golden := filepath.Join("testdata", "bench_summary.golden")
-	if *update {
-		if err := os.WriteFile(golden, summary, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(summary, want) {
-		t.Errorf("summary.csv differs from %s (go test -update rewrites it):\n%s\nwant\n%s", golden, summary, want)
-	}
+	golden.Check(t, filepath.Join("testdata", "bench_summary.golden"), summary, *update)
 
 	finals := map[string]float64{} // "label f i" -> final Δ of the .info file
 	for _, label := range []string{"ipop-hees", "ipop-cmaes", "ipop-cma11"} {

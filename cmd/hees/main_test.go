@@ -6,13 +6,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/hees-dev/hees/internal/golden"
 	"github.com/hees-dev/hees/objectives"
 )
 
@@ -77,20 +77,7 @@ func checkGolden(t *testing.T, name string, args []string, stdin string) {
 	code := run(args, strings.NewReader(stdin), &stdout, &stderr)
 	got := fmt.Sprintf("# hees %s\n-- stdin --\n%s\n-- exit --\n%d\n-- stdout --\n%s-- stderr --\n%s",
 		strings.Join(args, " "), stdin, code, stdout.String(), stderr.String())
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("output differs from %s:\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
+	golden.Check(t, filepath.Join("testdata", name+".golden"), []byte(got), *update)
 }
 
 // TestExitStatuses pins the documented exit statuses, independently of the

@@ -7,12 +7,13 @@ import (
 	"flag"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/hees-dev/hees/internal/golden"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden SVG files in testdata")
@@ -143,19 +144,7 @@ func TestGolden(t *testing.T) {
 	for _, c := range goldenFigures {
 		t.Run(c.name, func(t *testing.T) {
 			got := render(t, c.figure())
-			path := filepath.Join("testdata", c.name+".svg")
-			if *update {
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("output differs from %s (run with -update after checking the rendering)", path)
-			}
+			golden.Check(t, filepath.Join("testdata", c.name+".svg"), got, *update)
 			if again := render(t, c.figure()); !bytes.Equal(got, again) {
 				t.Error("two renderings of the same figure differ")
 			}

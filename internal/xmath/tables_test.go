@@ -7,10 +7,10 @@ import (
 	"go/format"
 	"math"
 	"math/big"
-	"os"
 	"strconv"
 	"testing"
 
+	"github.com/hees-dev/hees/internal/golden"
 	"github.com/hees-dev/hees/internal/xmath/bigref"
 )
 
@@ -89,18 +89,5 @@ func hexFloat(v float64) string {
 // TestTables regenerates tables.go from first principles (math/big) and
 // checks that the committed file is identical; -update rewrites it.
 func TestTables(t *testing.T) {
-	got := genTables()
-	if *update {
-		if err := os.WriteFile("tables.go", got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile("tables.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("tables.go differs from the generated tables; run go test -run TestTables -update and review the diff")
-	}
+	golden.Check(t, "tables.go", genTables(), *update)
 }
