@@ -272,12 +272,7 @@ func writeConfig(b *stateWriter, cfg *Config) {
 	if cfg.A0 != nil {
 		b.matrix(cfg.A0)
 	}
-	b.float(cfg.Kappa)
-	b.float(cfg.EtaA)
-	b.float(cfg.CS)
-	b.float(cfg.DS)
-	b.float(cfg.CSigma)
-	b.float(cfg.TolFun)
+	writeTuning(b, cfg)
 }
 
 // readUserConfig reads a Config written by writeConfig.
@@ -298,12 +293,7 @@ func readUserConfig(r *stateReader) Config {
 		cfg.A0 = new(linalg.Dense)
 		r.matrix(cfg.A0)
 	}
-	cfg.Kappa = r.float()
-	cfg.EtaA = r.float()
-	cfg.CS = r.float()
-	cfg.DS = r.float()
-	cfg.CSigma = r.float()
-	cfg.TolFun = r.float()
+	readTuning(r, &cfg)
 	return cfg
 }
 

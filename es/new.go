@@ -409,12 +409,7 @@ func (c *core) marshalCore(w *stateWriter) {
 	w.float(cfg.Sigma0)
 	w.float(cfg.Box)
 	w.int(cfg.Pairs)
-	w.float(cfg.Kappa)
-	w.float(cfg.EtaA)
-	w.float(cfg.CS)
-	w.float(cfg.DS)
-	w.float(cfg.CSigma)
-	w.float(cfg.TolFun)
+	writeTuning(w, cfg)
 
 	w.floats(c.mean)
 	w.float(c.fMean)
@@ -443,12 +438,7 @@ func readConfig(r *stateReader, name string) (Config, error) {
 	cfg.Sigma0 = r.float()
 	cfg.Box = r.float()
 	cfg.Pairs = r.int()
-	cfg.Kappa = r.float()
-	cfg.EtaA = r.float()
-	cfg.CS = r.float()
-	cfg.DS = r.float()
-	cfg.CSigma = r.float()
-	cfg.TolFun = r.float()
+	readTuning(r, &cfg)
 	if r.err != nil {
 		return cfg, r.err
 	}
@@ -468,6 +458,27 @@ func readConfig(r *stateReader, name string) (Config, error) {
 		return cfg, fmt.Errorf("es: saved %s state corrupt: %w", name, err)
 	}
 	return rc, nil
+}
+
+// writeTuning writes the tuning fields of cfg, the tail of both saved
+// configurations (a strategy's, resolved, and IPOP's, as given).
+func writeTuning(w *stateWriter, cfg *Config) {
+	w.float(cfg.Kappa)
+	w.float(cfg.EtaA)
+	w.float(cfg.CS)
+	w.float(cfg.DS)
+	w.float(cfg.CSigma)
+	w.float(cfg.TolFun)
+}
+
+// readTuning reads the fields written by writeTuning into cfg.
+func readTuning(r *stateReader, cfg *Config) {
+	cfg.Kappa = r.float()
+	cfg.EtaA = r.float()
+	cfg.CS = r.float()
+	cfg.DS = r.float()
+	cfg.CSigma = r.float()
+	cfg.TolFun = r.float()
 }
 
 // unmarshalCore reads the shared moving state written by marshalCore (after
