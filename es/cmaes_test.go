@@ -527,16 +527,7 @@ func TestCMAESNonFinite(t *testing.T) {
 	}
 
 	// -Inf: the best value, and the run stops.
-	s = cmaesOf(t, Config{Dim: 3, Seed: 1})
-	vals = stGeneration(t, s, func(x []float64) float64 {
-		if x[0] > 0 {
-			return math.Inf(-1)
-		}
-		return 1
-	}, &pop, vals)
-	if x, fb := s.Best(); s.Stop() != ReasonMinusInf || !math.IsInf(fb, -1) || x == nil || !(x[0] > 0) {
-		t.Errorf("-Inf: Stop %q best %v at %v", s.Stop(), fb, x)
-	}
+	stMinusInfStops(t, cmaesOf(t, Config{Dim: 3, Seed: 1}))
 }
 
 // TestCMAESResume saves runs at generations 37 and 520 (with and without

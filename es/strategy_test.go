@@ -453,13 +453,21 @@ func TestNonFiniteHEES(t *testing.T) {
 	}
 
 	// -Inf: best value, stop.
-	s = stNew(t, "hees", Config{Dim: 3, Seed: 1})
-	vals = stGeneration(t, s, func(x []float64) float64 {
+	stMinusInfStops(t, stNew(t, "hees", Config{Dim: 3, Seed: 1}))
+}
+
+// stMinusInfStops runs one generation of s on an objective that is -Inf
+// where x_0 > 0 and 1 elsewhere: the run stops with ReasonMinusInf and its
+// best is a point with x_0 > 0 and the value -Inf.
+func stMinusInfStops(t *testing.T, s Strategy) {
+	t.Helper()
+	var pop linalg.Dense
+	stGeneration(t, s, func(x []float64) float64 {
 		if x[0] > 0 {
 			return math.Inf(-1)
 		}
 		return 1
-	}, &pop, vals)
+	}, &pop, nil)
 	if x, fb := s.Best(); s.Stop() != ReasonMinusInf || !math.IsInf(fb, -1) || x == nil || !(x[0] > 0) {
 		t.Errorf("-Inf: Stop %q best %v at %v", s.Stop(), fb, x)
 	}
