@@ -49,15 +49,7 @@ func normFromSquares(ss float64, x []float64) float64 {
 // matrix A, and dst must not share elements with x or A, or MulVec panics.
 // Element i of dst equals Dot(row i of A, x) bit for bit.
 func MulVec(dst []float64, a *Dense, x []float64) {
-	if len(dst) != a.rows || len(x) != a.cols {
-		panic(fmt.Sprintf("linalg: MulVec: A is %s, x has length %d, dst has length %d", shape(a), len(x), len(dst)))
-	}
-	if vectorsOverlap(dst, x) {
-		panic(fmt.Sprintf("linalg: MulVec: dst (length %d) shares storage with x (length %d)", len(dst), len(x)))
-	}
-	if vectorOverlapsMatrix(dst, a) {
-		panic(fmt.Sprintf("linalg: MulVec: dst (length %d) shares storage with A %s", len(dst), shape(a)))
-	}
+	checkMatVec("MulVec", dst, a, x, a.rows, a.cols)
 	mulVec(dst, a, x)
 }
 
@@ -65,16 +57,22 @@ func MulVec(dst []float64, a *Dense, x []float64) {
 // matrix A, and dst must not share elements with x or A, or MulVecT panics.
 // Element j of dst is Σ_i A_ij·x_i summed in increasing i.
 func MulVecT(dst []float64, a *Dense, x []float64) {
-	if len(dst) != a.cols || len(x) != a.rows {
-		panic(fmt.Sprintf("linalg: MulVecT: A is %s, x has length %d, dst has length %d", shape(a), len(x), len(dst)))
+	checkMatVec("MulVecT", dst, a, x, a.cols, a.rows)
+	mulVecT(dst, a, x)
+}
+
+// checkMatVec panics unless dst has length m and x length n, and dst shares
+// no element with x or A: the preconditions of MulVec and MulVecT (op).
+func checkMatVec(op string, dst []float64, a *Dense, x []float64, m, n int) {
+	if len(dst) != m || len(x) != n {
+		panic(fmt.Sprintf("linalg: %s: A is %s, x has length %d, dst has length %d", op, shape(a), len(x), len(dst)))
 	}
 	if vectorsOverlap(dst, x) {
-		panic(fmt.Sprintf("linalg: MulVecT: dst (length %d) shares storage with x (length %d)", len(dst), len(x)))
+		panic(fmt.Sprintf("linalg: %s: dst (length %d) shares storage with x (length %d)", op, len(dst), len(x)))
 	}
 	if vectorOverlapsMatrix(dst, a) {
-		panic(fmt.Sprintf("linalg: MulVecT: dst (length %d) shares storage with A %s", len(dst), shape(a)))
+		panic(fmt.Sprintf("linalg: %s: dst (length %d) shares storage with A %s", op, len(dst), shape(a)))
 	}
-	mulVecT(dst, a, x)
 }
 
 // Mul sets m = A·B. An empty m is sized to A's rows × B's columns; otherwise
