@@ -122,19 +122,7 @@ func TestFig2(t *testing.T) {
 	args := []string{"fig2", "-d", strconv.Itoa(d), "-runs", "3", "-iters", strconv.Itoa(iters), "-every", strconv.Itoa(every)}
 	out := runExperimentIn(t, one, append(args, "-workers", "1")...)
 	runExperimentIn(t, three, append(args, "-workers", "3")...)
-	for _, name := range []string{"fig2.csv", "fig2.svg"} {
-		a, err := os.ReadFile(filepath.Join(one, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := os.ReadFile(filepath.Join(three, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(a, b) {
-			t.Errorf("%s differs between -workers 1 and -workers 3", name)
-		}
-	}
+	sameOutputs(t, one, three, "fig2.csv", "fig2.svg")
 	if !strings.Contains(out, "wrote "+filepath.Join(one, "fig2.svg")) {
 		t.Errorf("stdout does not report the SVG:\n%s", out)
 	}
@@ -311,19 +299,7 @@ func TestCondition(t *testing.T) {
 	args := []string{"condition", "-d", strconv.Itoa(d), "-runs", strconv.Itoa(runs), "-budget", strconv.Itoa(budget)}
 	runExperimentIn(t, one, append(args, "-workers", "1")...)
 	runExperimentIn(t, three, append(args, "-workers", "3")...)
-	for _, name := range []string{"condition.csv", "condition_summary.csv", "condition.svg"} {
-		a, err := os.ReadFile(filepath.Join(one, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := os.ReadFile(filepath.Join(three, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(a, b) {
-			t.Errorf("%s differs between -workers 1 and -workers 3", name)
-		}
-	}
+	sameOutputs(t, one, three, "condition.csv", "condition_summary.csv", "condition.svg")
 	svg := checkSVG(t, filepath.Join(one, "condition.svg"))
 	for _, name := range conditionStrategies {
 		if !strings.Contains(svg, ">"+name+"<") {
@@ -408,6 +384,25 @@ func TestCondition(t *testing.T) {
 		median := medianOf(evals)
 		if got := parseFloatCell(t, row[4]); got != median || parseFloatCell(t, row[5]) != evals[0] || parseFloatCell(t, row[6]) != evals[runs-1] {
 			t.Errorf("summary %q: want median %v, min %v, max %v", row, median, evals[0], evals[runs-1])
+		}
+	}
+}
+
+// sameOutputs checks that the named files are identical in the output
+// directories of a run with -workers 1 (one) and -workers 3 (three).
+func sameOutputs(t *testing.T, one, three string, names ...string) {
+	t.Helper()
+	for _, name := range names {
+		a, err := os.ReadFile(filepath.Join(one, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(three, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s differs between -workers 1 and -workers 3", name)
 		}
 	}
 }
