@@ -156,13 +156,8 @@ func addOuterRowGo(row, t, y []float64, ys int) {
 		}
 		r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7] = v0, v1, v2, v3, v4, v5, v6, v7
 	}
-	addOuterColumnsGo(row, t, y, ys, j)
-}
-
-// addOuterColumnsGo is addOuterRowGo for the columns from j0 on, one at a
-// time.
-func addOuterColumnsGo(row, t, y []float64, ys, j0 int) {
-	for j := j0; j < len(row); j++ {
+	// The last columns one at a time.
+	for ; j < len(row); j++ {
 		v := row[j]
 		off := j
 		for _, tk := range t {
