@@ -31,7 +31,7 @@ func TestZeroAllocsPerGeneration(t *testing.T) {
 		}
 		s := stNew(t, c.strategy, c.cfg)
 		var pop linalg.Dense
-		vals := make([]float64, s.Lambda())
+		vals := make([]float64, s.PopulationSize())
 		generation := func() {
 			if err := s.Ask(&pop); err != nil {
 				t.Fatal(err)

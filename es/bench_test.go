@@ -38,7 +38,7 @@ func BenchmarkGeneration(b *testing.B) {
 				}
 				s := fresh()
 				var pop linalg.Dense
-				values := make([]float64, s.Lambda())
+				values := make([]float64, s.PopulationSize())
 				mv := newMulVecBench(d)
 				compare := d >= 100
 				evals := 0
@@ -131,7 +131,7 @@ func BenchmarkMinimize(b *testing.B) {
 		evals := 0
 		for b.Loop() {
 			s := fresh(b)
-			values := make([]float64, s.Lambda())
+			values := make([]float64, s.PopulationSize())
 			for range gens {
 				if err := s.Ask(&pop); err != nil {
 					b.Fatal(err)
@@ -152,7 +152,7 @@ func BenchmarkMinimize(b *testing.B) {
 			evals := 0
 			for b.Loop() {
 				s := fresh(b)
-				res, err := Minimize(context.Background(), Func(sphere), s, Options{Workers: workers, MaxEvals: gens * s.Lambda()})
+				res, err := Minimize(context.Background(), Func(sphere), s, Options{Workers: workers, MaxEvals: gens * s.PopulationSize()})
 				if err != nil || res.Generations != gens {
 					b.Fatalf("err %v after %d generations", err, res.Generations)
 				}

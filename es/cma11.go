@@ -47,8 +47,8 @@ func (c *cma11) setup(cfg Config) {
 	c.v = make([]float64, d)
 }
 
-// Lambda is 1.
-func (c *cma11) Lambda() int { return 1 }
+// PopulationSize is 1, the single offspring.
+func (c *cma11) PopulationSize() int { return 1 }
 
 // Ask writes the initial mean in generation 0 and the offspring
 // m + sigma A z afterwards.

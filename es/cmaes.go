@@ -246,8 +246,8 @@ func (c *cmaes) setup(cfg Config) {
 	c.scratch = make([]float64, max(lambda, stagnationRecords/2))
 }
 
-// Lambda is the population size lambda.
-func (c *cmaes) Lambda() int { return c.p.lambda }
+// PopulationSize is the population size lambda.
+func (c *cmaes) PopulationSize() int { return c.p.lambda }
 
 // Ask writes the lambda candidates of the current generation into pop.
 func (c *cmaes) Ask(pop *linalg.Dense) error {

@@ -50,7 +50,7 @@ func TestCMAESParams(t *testing.T) {
 	} {
 		c := cmaesOf(t, Config{Dim: row.n})
 		p := c.p
-		if p.lambda != row.lambda || p.mu != row.mu || c.Lambda() != row.lambda || c.cfg.Lambda != row.lambda {
+		if p.lambda != row.lambda || p.mu != row.mu || c.PopulationSize() != row.lambda || c.cfg.Lambda != row.lambda {
 			t.Errorf("n=%d: lambda %d mu %d, want %d %d", row.n, p.lambda, p.mu, row.lambda, row.mu)
 		}
 		for _, v := range []struct {
@@ -471,7 +471,7 @@ func TestCMAESNonFinite(t *testing.T) {
 		t.Fatal(err)
 	}
 	vals = vals[:0]
-	for i := range s.Lambda() {
+	for i := range s.PopulationSize() {
 		v := stSphere(pop.RawRow(i))
 		if i%3 == 0 {
 			v = math.NaN()
@@ -594,8 +594,8 @@ func TestCMAESUnmarshalErrors(t *testing.T) {
 	// A Lambda of 4 changes the population of the restored strategy.
 	binary.LittleEndian.PutUint64(bad[head:], 4)
 	binary.LittleEndian.PutUint32(bad[len(bad)-4:], crc32.ChecksumIEEE(bad[:len(bad)-4]))
-	if err := s.UnmarshalBinary(bad); err != nil || s.Lambda() != 4 {
-		t.Errorf("lambda 4: %v, Lambda %d", err, s.Lambda())
+	if err := s.UnmarshalBinary(bad); err != nil || s.PopulationSize() != 4 {
+		t.Errorf("lambda 4: %v, PopulationSize %d", err, s.PopulationSize())
 	}
 }
 
@@ -607,12 +607,12 @@ func TestCMAESZeroAllocs(t *testing.T) {
 	for _, cfg := range []Config{{Dim: 10, Seed: 1}, {Dim: 3, Lambda: 20, Seed: 2}} {
 		c := cmaesOf(t, cfg)
 		var pop linalg.Dense
-		vals := make([]float64, c.Lambda())
+		vals := make([]float64, c.PopulationSize())
 		generation := func() {
 			if err := c.Ask(&pop); err != nil {
 				t.Fatal(err)
 			}
-			for i := range c.Lambda() {
+			for i := range c.PopulationSize() {
 				vals[i] = noise(pop.RawRow(i))
 			}
 			if err := c.Tell(vals); err != nil {
@@ -673,9 +673,9 @@ func ExampleConfig_lambda() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(s.Name(), s.Lambda())
+	fmt.Println(s.Name(), s.PopulationSize())
 	s, _ = New("cmaes", Config{Dim: 10, Seed: 1, Lambda: 40})
-	fmt.Println(s.Name(), s.Lambda())
+	fmt.Println(s.Name(), s.PopulationSize())
 	target := 1e-10
 	res, err := Minimize(context.Background(), Func(stSphere), s, Options{MaxEvals: 1e5, Target: &target})
 	if err != nil {

@@ -51,10 +51,12 @@ type Strategy interface {
 	Name() string
 	// Dim is the dimension of the search space.
 	Dim() int
-	// Lambda is the largest number of candidates Ask writes in one
-	// generation. A generation may ask for fewer (the elitist strategies ask
-	// for the initial point alone in generation 0).
-	Lambda() int
+	// PopulationSize is the number of candidates Ask writes in one
+	// generation: 2·Pairs+1 for hees (the mirrored pairs and the current
+	// mean, which it evaluates too), 4 for hees14, 1 for es11 and cma11, and
+	// Config.Lambda for cmaes. It is the most a generation asks for: the
+	// elitist strategies ask for the initial point alone in generation 0.
+	PopulationSize() int
 
 	// Ask writes the candidates of the current generation into the rows of
 	// pop, resizing it (its storage is reused when large enough, so a loop

@@ -25,8 +25,8 @@ func (e *es11) setup(cfg Config) {
 	e.failure = 1 / math.Sqrt(math.Sqrt(cfg.CSigma))
 }
 
-// Lambda is 1.
-func (e *es11) Lambda() int { return 1 }
+// PopulationSize is 1, the single offspring.
+func (e *es11) PopulationSize() int { return 1 }
 
 // Ask writes the initial mean in generation 0 and the offspring
 // m + sigma z afterwards.

@@ -82,7 +82,7 @@ func fuzzCheckLoad(t *testing.T, data []byte) {
 		}
 		return
 	}
-	if d, l := s.Dim(), s.Lambda(); d < 1 || l < 1 {
+	if d, l := s.Dim(), s.PopulationSize(); d < 1 || l < 1 {
 		t.Fatalf("loaded %s with Dim %d and Lambda %d", s.Name(), d, l)
 	}
 	saved, err := s.MarshalBinary()
@@ -109,8 +109,8 @@ func fuzzCheckLoad(t *testing.T, data []byte) {
 			t.Fatalf("Ask of a loaded %s: %v", s.Name(), err)
 		}
 		rows, cols := pop.Dims()
-		if rows < 1 || rows > s.Lambda() || cols != s.Dim() {
-			t.Fatalf("Ask of a loaded %s wrote %d×%d, want at most %d rows of %d", s.Name(), rows, cols, s.Lambda(), s.Dim())
+		if rows < 1 || rows > s.PopulationSize() || cols != s.Dim() {
+			t.Fatalf("Ask of a loaded %s wrote %d×%d, want at most %d rows of %d", s.Name(), rows, cols, s.PopulationSize(), s.Dim())
 		}
 		if err := again.Ask(&popAgain); err != nil || !fuzzSameRows(&pop, &popAgain) {
 			t.Fatalf("the reloaded %s asks other candidates (err %v)", s.Name(), err)

@@ -261,8 +261,9 @@ func (h *hees) setup(cfg Config) {
 	h.delta = make([]float64, d)
 }
 
-// Lambda is 2 lambda~ + 1: the current mean and lambda~ mirrored pairs.
-func (h *hees) Lambda() int { return 2*h.p.pairs + 1 }
+// PopulationSize is 2 lambda~ + 1: the current mean and lambda~ mirrored
+// pairs.
+func (h *hees) PopulationSize() int { return 2*h.p.pairs + 1 }
 
 // Ask writes the current mean (row 0) and the mirrored pairs (rows 2k+1 =
 // x_k^+, 2k+2 = x_k^-) of the current generation into pop.
@@ -276,7 +277,7 @@ func (h *hees) Ask(pop *linalg.Dense) error {
 		}
 		h.pending = true
 	}
-	pop.ReuseAs(h.Lambda(), h.cfg.Dim)
+	pop.ReuseAs(h.PopulationSize(), h.cfg.Dim)
 	copy(pop.RawRow(0), h.mean)
 	for k := 0; k < h.p.pairs; k++ {
 		h.ad.candidate(pop.RawRow(2*k+1), h.mean, h.sigma, k, false)
@@ -288,7 +289,7 @@ func (h *hees) Ask(pop *linalg.Dense) error {
 // Tell takes the values of the rows of the last Ask and performs one
 // generation of Algorithm 1.
 func (h *hees) Tell(f []float64) error {
-	if err := h.checkTell(f, h.Lambda()); err != nil {
+	if err := h.checkTell(f, h.PopulationSize()); err != nil {
 		return err
 	}
 	off := f[1:]

@@ -26,8 +26,8 @@ func (h *hees14) setup(cfg Config) {
 	h.failure = 1 / math.Sqrt(math.Sqrt(cfg.CSigma))
 }
 
-// Lambda is 4, the offspring of one generation after the first.
-func (h *hees14) Lambda() int { return 4 }
+// PopulationSize is 4, the offspring of one generation after the first.
+func (h *hees14) PopulationSize() int { return 4 }
 
 // Ask writes the initial mean in generation 0 and x_1^+, x_1^-, x_2^+,
 // x_2^- afterwards.

@@ -145,8 +145,8 @@ func (w *IPOP) Name() string { return "ipop-" + w.name }
 // Dim is the dimension of the search space.
 func (w *IPOP) Dim() int { return w.inner.Dim() }
 
-// Lambda is the current run's Lambda.
-func (w *IPOP) Lambda() int { return w.inner.Lambda() }
+// PopulationSize is the current run's PopulationSize.
+func (w *IPOP) PopulationSize() int { return w.inner.PopulationSize() }
 
 // Restarts is the number of restarts so far.
 func (w *IPOP) Restarts() int { return w.restarts }

@@ -74,7 +74,7 @@ func TestIPOPRestarts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			lambda0 := w.Lambda()
+			lambda0 := w.PopulationSize()
 			f := plateau(0.01)
 			var pop linalg.Dense
 			restarts, evals, gens := 0, 0, 0
@@ -109,8 +109,8 @@ func TestIPOPRestarts(t *testing.T) {
 				case "cmaes":
 					wantLambda = defaultLambda(d) << restarts
 				}
-				if w.Lambda() != wantLambda || w.Sigma() != 2 || w.Stop() != "" {
-					t.Errorf("restart %d: Lambda %d, Sigma %g, Stop %q; want %d, 2, \"\"", restarts, w.Lambda(), w.Sigma(), w.Stop(), wantLambda)
+				if w.PopulationSize() != wantLambda || w.Sigma() != 2 || w.Stop() != "" {
+					t.Errorf("restart %d: PopulationSize %d, Sigma %g, Stop %q; want %d, 2, \"\"", restarts, w.PopulationSize(), w.Sigma(), w.Stop(), wantLambda)
 				}
 				for _, v := range w.Mean(nil) {
 					if math.Abs(v) > 3 {
@@ -157,7 +157,7 @@ func TestIPOPWithMinimize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Reason != ReasonMaxEvals || res.Evals > 3000 || res.Evals+w.Lambda() <= 3000 || res.Restarts == 0 {
+	if res.Reason != ReasonMaxEvals || res.Evals > 3000 || res.Evals+w.PopulationSize() <= 3000 || res.Restarts == 0 {
 		t.Errorf("Reason %q, Evals %d, Restarts %d; want the budget of 3000 spent across restarts", res.Reason, res.Evals, res.Restarts)
 	}
 }

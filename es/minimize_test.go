@@ -55,7 +55,7 @@ func newFake(dim, lambda int, seed uint64) *fakeStrategy {
 
 func (s *fakeStrategy) Name() string             { return "fake" }
 func (s *fakeStrategy) Dim() int                 { return s.dim }
-func (s *fakeStrategy) Lambda() int              { return s.lambda }
+func (s *fakeStrategy) PopulationSize() int      { return s.lambda }
 func (s *fakeStrategy) Sigma() float64           { return s.sigma }
 func (s *fakeStrategy) Transform() *linalg.Dense { return s.a }
 func (s *fakeStrategy) Evals() int               { return s.evals }
@@ -496,7 +496,7 @@ func TestMinimizeAllocatesNothingPerGeneration(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				res, err := Minimize(context.Background(), Func(sphere), s, Options{Workers: workers, MaxEvals: gens * s.Lambda()})
+				res, err := Minimize(context.Background(), Func(sphere), s, Options{Workers: workers, MaxEvals: gens * s.PopulationSize()})
 				if err != nil || res.Generations != gens {
 					t.Fatalf("err %v, %d generations, want %d", err, res.Generations, gens)
 				}

@@ -321,7 +321,7 @@ func TestRateIndependentOfConditioning(t *testing.T) {
 func evalsToTarget(t *testing.T, name string, f func([]float64) float64, d int, seed uint64, target float64, budget int) int {
 	s := stNew(t, name, Config{Dim: d, Seed: seed, X0: slices.Repeat([]float64{1}, d), Sigma0: 1, TolFun: -1})
 	var pop linalg.Dense
-	vals := make([]float64, 0, s.Lambda())
+	vals := make([]float64, 0, s.PopulationSize())
 	for s.Evals() < budget {
 		if err := s.Ask(&pop); err != nil {
 			t.Fatalf("%s seed %d: %v", name, seed, err)
@@ -370,7 +370,7 @@ func TestHEESBeatsOnePlusOneES(t *testing.T) {
 // generation g.
 func referenceEvals(t *testing.T, f func([]float64) float64, d int, seed uint64) int {
 	s := stNew(t, "hees", Config{Dim: d, Seed: seed})
-	per := s.Lambda()
+	per := s.PopulationSize()
 	var pop linalg.Dense
 	var vals []float64
 	for g := 0; g < 10000; g++ {

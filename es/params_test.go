@@ -26,8 +26,8 @@ func TestHEESParams(t *testing.T) {
 		}
 		h := s.(*hees)
 		p := h.p
-		if p.pairs != row.pairs || p.blocks != row.blocks || s.Lambda() != row.evals {
-			t.Errorf("d=%d: lambda~=%d B=%d Lambda=%d, want %d %d %d", row.d, p.pairs, p.blocks, s.Lambda(), row.pairs, row.blocks, row.evals)
+		if p.pairs != row.pairs || p.blocks != row.blocks || s.PopulationSize() != row.evals {
+			t.Errorf("d=%d: lambda~=%d B=%d PopulationSize=%d, want %d %d %d", row.d, p.pairs, p.blocks, s.PopulationSize(), row.pairs, row.blocks, row.evals)
 		}
 		for _, c := range []struct {
 			name      string
@@ -74,8 +74,8 @@ func TestHEESParamsPairs(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := s.(*hees)
-	if h.p.pairs != 16 || h.p.blocks != 4 || s.Lambda() != 33 {
-		t.Errorf("pairs %d blocks %d Lambda %d, want 16 4 33", h.p.pairs, h.p.blocks, s.Lambda())
+	if h.p.pairs != 16 || h.p.blocks != 4 || s.PopulationSize() != 33 {
+		t.Errorf("pairs %d blocks %d PopulationSize %d, want 16 4 33", h.p.pairs, h.p.blocks, s.PopulationSize())
 	}
 	// mu_eff^mirr from its definition, recomputed independently.
 	var ws [32]float64

@@ -167,7 +167,7 @@ func TestAskTwice(t *testing.T) {
 				t.Fatal(err)
 			}
 			r, c := pop.Dims()
-			want := s.Lambda()
+			want := s.PopulationSize()
 			// The elitist strategies ask for the initial mean alone first.
 			if elitist := name == "es11" || name == "hees14" || name == "cma11"; g == 0 && elitist {
 				want = 1
@@ -431,7 +431,7 @@ func TestNonFiniteHEES(t *testing.T) {
 	}
 	f := stEllipsoid(4, 1e3)
 	vals = vals[:0]
-	for i := 0; i < s.Lambda(); i++ {
+	for i := 0; i < s.PopulationSize(); i++ {
 		vals = append(vals, f(pop.RawRow(i)))
 	}
 	vals[4] = math.NaN() // x_2^-
@@ -578,7 +578,7 @@ func ExampleNew() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(s.Name(), s.Dim(), s.Lambda(), s.Sigma())
+	fmt.Println(s.Name(), s.Dim(), s.PopulationSize(), s.Sigma())
 
 	_, err = New("hees14", Config{Dim: 3, Sigma0: -1})
 	fmt.Println(err)

@@ -343,8 +343,8 @@ func TestCondition(t *testing.T) {
 		case reached:
 			// Counted to the first value <= target in row order; the driver
 			// counts whole generations.
-			if fBest > target || evals > float64(res.Evals) || evals <= float64(res.Evals-s.Lambda()) {
-				t.Errorf("%q: library run took %d evaluations (lambda %d)", row, res.Evals, s.Lambda())
+			if fBest > target || evals > float64(res.Evals) || evals <= float64(res.Evals-s.PopulationSize()) {
+				t.Errorf("%q: library run took %d evaluations (lambda %d)", row, res.Evals, s.PopulationSize())
 			}
 		default:
 			if evals != float64(res.Evals) || evals > budget || fBest <= target {
