@@ -56,7 +56,7 @@ func (c *cma11) Ask(pop *linalg.Dense) error {
 	if err := c.checkAsk(); err != nil {
 		return err
 	}
-	pop.ReuseAs(1, c.cfg.Dim)
+	resize(pop, 1, c.cfg.Dim)
 	if c.gen == 0 {
 		c.pending = true
 		copy(pop.RawRow(0), c.mean)

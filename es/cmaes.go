@@ -258,7 +258,7 @@ func (c *cmaes) Ask(pop *linalg.Dense) error {
 		c.draw()
 		c.pending = true
 	}
-	pop.ReuseAs(c.p.lambda, c.cfg.Dim)
+	resize(pop, c.p.lambda, c.cfg.Dim)
 	for k := range c.p.lambda {
 		c.candidate(pop.RawRow(k), k)
 	}

@@ -34,7 +34,7 @@ func (e *es11) Ask(pop *linalg.Dense) error {
 	if err := e.checkAsk(); err != nil {
 		return err
 	}
-	pop.ReuseAs(1, e.cfg.Dim)
+	resize(pop, 1, e.cfg.Dim)
 	if e.gen == 0 {
 		e.pending = true
 		copy(pop.RawRow(0), e.mean)

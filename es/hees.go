@@ -277,7 +277,7 @@ func (h *hees) Ask(pop *linalg.Dense) error {
 		}
 		h.pending = true
 	}
-	pop.ReuseAs(h.PopulationSize(), h.cfg.Dim)
+	resize(pop, h.PopulationSize(), h.cfg.Dim)
 	copy(pop.RawRow(0), h.mean)
 	for k := 0; k < h.p.pairs; k++ {
 		h.ad.candidate(pop.RawRow(2*k+1), h.mean, h.sigma, k, false)

@@ -37,7 +37,7 @@ func (h *hees14) Ask(pop *linalg.Dense) error {
 	}
 	if h.gen == 0 {
 		h.pending = true
-		pop.ReuseAs(1, h.cfg.Dim)
+		resize(pop, 1, h.cfg.Dim)
 		copy(pop.RawRow(0), h.mean)
 		return nil
 	}
@@ -48,7 +48,7 @@ func (h *hees14) Ask(pop *linalg.Dense) error {
 		}
 		h.pending = true
 	}
-	pop.ReuseAs(4, h.cfg.Dim)
+	resize(pop, 4, h.cfg.Dim)
 	for k := 0; k < 2; k++ {
 		// Lines 5-6: mirrored sampling.
 		h.ad.candidate(pop.RawRow(2*k), h.mean, h.sigma, k, false)

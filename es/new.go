@@ -520,3 +520,13 @@ func (c *core) unmarshalCore(r *stateReader) {
 		r.fail("negative counter")
 	}
 }
+
+// resize makes m an r×c zero matrix, reusing its storage when it is large
+// enough: the contract of Ask for the caller's population matrix, whose
+// shape may change between generations.
+func resize(m *linalg.Dense, r, c int) {
+	if rows, cols := m.Dims(); rows != r || cols != c {
+		m.Reset()
+	}
+	m.ReuseAs(r, c)
+}

@@ -55,7 +55,7 @@ func (s *directions) sampleOrthogonal(key rng.Key, gen int) error {
 	}
 	for j0 := 0; j0 < k; j0 += d {
 		n := min(d, k-j0)
-		s.block.ReuseAs(n, d)
+		resize(&s.block, n, d)
 		for i := 0; i < n; i++ {
 			copy(s.block.RawRow(i), s.u.RawRow(j0+i))
 		}

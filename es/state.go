@@ -229,7 +229,7 @@ func (r *stateReader) matrix(m *linalg.Dense) {
 		r.fail("matrix shape %d×%d with %d bytes left", rows, cols, len(r.b))
 		return
 	}
-	m.ReuseAs(rows, cols)
+	resize(m, rows, cols)
 	for i := 0; i < rows; i++ {
 		row := m.RawRow(i)
 		for j := range row {

@@ -15,8 +15,8 @@ type Dense struct {
 	// is rows*cols. For a view, data starts at the view's first element and
 	// keeps the parent's capacity, so overlap between views can be detected.
 	data []float64
-	// view marks a matrix that shares storage with another one; ReuseAs never
-	// grows a view into memory outside it.
+	// view marks a matrix that shares storage with another one; ReuseAs and
+	// Reset never grow a view into memory outside it.
 	view bool
 }
 
@@ -91,11 +91,13 @@ func (m *Dense) View(i, j, r, c int) *Dense {
 	return &Dense{rows: r, cols: c, stride: m.stride, data: m.data[i*m.stride+j:], view: true}
 }
 
-// ReuseAs makes m an r×c zero matrix. It keeps m's storage when its
-// capacity suffices (no allocation) and allocates otherwise. A view keeps
-// its storage only if its shape is unchanged; resized, it gets storage of
-// its own and no longer shares it with its parent. ReuseAs panics if r or c
-// is negative.
+// ReuseAs makes the empty matrix m an r×c zero matrix, keeping m's storage
+// when its capacity suffices (no allocation) and allocating otherwise. A
+// non-empty m must already be r×c, and is then zeroed in place (a view
+// keeps sharing its parent's storage): ReuseAs panics, as gonum's does, if
+// a non-empty m has another shape, so that a matrix is never reshaped by
+// accident; call Reset first to reshape it. ReuseAs panics if r or c is
+// negative.
 func (m *Dense) ReuseAs(r, c int) {
 	if r < 0 || c < 0 {
 		panic(fmt.Sprintf("linalg: ReuseAs with negative shape %d×%d", r, c))
@@ -104,6 +106,8 @@ func (m *Dense) ReuseAs(r, c int) {
 	case r == m.rows && c == m.cols:
 		m.zero()
 		return
+	case !m.IsEmpty():
+		panic(fmt.Sprintf("linalg: ReuseAs(%d, %d) on a non-empty %s matrix (Reset it first)", r, c, shape(m)))
 	case !m.view && cap(m.data) >= r*c:
 		m.data = m.data[:r*c]
 		clear(m.data)
@@ -112,6 +116,19 @@ func (m *Dense) ReuseAs(r, c int) {
 		m.view = false
 	}
 	m.rows, m.cols, m.stride = r, c, c
+}
+
+// Reset makes m an empty 0×0 matrix that ReuseAs, or any method writing
+// into it, sizes again. A matrix that owns its storage keeps it for that
+// reuse; a view lets go of its parent's storage, so that it can never write
+// into it again.
+func (m *Dense) Reset() {
+	if m.view {
+		m.data, m.view = nil, false
+	} else {
+		m.data = m.data[:0]
+	}
+	m.rows, m.cols, m.stride = 0, 0, 0
 }
 
 // reuseAsNonZeroed is ReuseAs without clearing the contents, for callers

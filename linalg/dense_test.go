@@ -109,8 +109,10 @@ func TestReuseAs(t *testing.T) {
 	for i := range m.data {
 		m.data[i] = math.NaN()
 	}
+	m.Reset()
+	m.ReuseAs(2, 5)
 	if allocs := testing.AllocsPerRun(10, func() { m.ReuseAs(2, 5) }); allocs != 0 {
-		t.Errorf("ReuseAs within capacity allocated %v times", allocs)
+		t.Errorf("ReuseAs of the same shape allocated %v times", allocs)
 	}
 	for i := 0; i < 2; i++ {
 		for j := 0; j < 5; j++ {
@@ -119,17 +121,30 @@ func TestReuseAs(t *testing.T) {
 			}
 		}
 	}
+	// A non-empty matrix keeps its shape: reshaping it needs a Reset.
+	wantPanic(t, "ReuseAs reshape", func() { m.ReuseAs(10, 10) }, "2×5")
+	wantPanic(t, "ReuseAs reshape same size", func() { m.ReuseAs(5, 2) }, "2×5")
+	m.Reset()
+	if r, c := m.Dims(); r != 0 || c != 0 || !m.IsEmpty() {
+		t.Fatalf("after Reset: %d×%d", r, c)
+	}
+	if allocs := testing.AllocsPerRun(10, func() { m.Reset(); m.ReuseAs(4, 3) }); allocs != 0 {
+		t.Errorf("Reset and ReuseAs within capacity allocated %v times", allocs)
+	}
+	m.Reset()
 	m.ReuseAs(10, 10)
 	if r, c := m.Dims(); r != 10 || c != 10 {
 		t.Errorf("ReuseAs(10, 10): %d×%d", r, c)
 	}
-	// A resized view gets its own storage and leaves the parent alone.
+	// A reset view gets its own storage and leaves the parent alone.
 	p := NewDense(3, 3, []float64{1, 2, 3, 4, 5, 6, 7, 8, 9})
 	v := p.View(0, 0, 2, 2)
-	v.ReuseAs(1, 3)
-	v.Set(0, 2, 42)
-	if p.At(0, 2) != 3 || p.At(1, 0) != 4 {
-		t.Errorf("resized view wrote into its parent: %v", p.data)
+	wantPanic(t, "ReuseAs reshape view", func() { v.ReuseAs(1, 3) }, "2×2")
+	v.Reset()
+	v.ReuseAs(1, 2)
+	v.Set(0, 1, 42)
+	if p.At(0, 1) != 2 || p.At(1, 0) != 4 {
+		t.Errorf("reset view wrote into its parent: %v", p.data)
 	}
 	wantPanic(t, "ReuseAs negative", func() { m.ReuseAs(2, -3) }, "2×-3")
 }
