@@ -1,7 +1,6 @@
 package es
 
 import (
-	"errors"
 	"math"
 
 	"github.com/hees-dev/hees/internal/xmath"
@@ -33,8 +32,8 @@ func (c *cma11) setup(cfg Config) {
 	c.setupCore(nameCMA11, cfg, 1)
 	c.p = newCMAParams(d)
 	if a0 != nil {
-		// checkA0 has found A0 non-singular.
-		_ = invert(&c.ainv, a0)
+		// checkA0 has found A0 finite and non-singular.
+		_ = c.ainv.Inverse(a0)
 	} else {
 		c.ainv.ReuseAs(d, d)
 		c.ainv.SetIdentity()
@@ -203,58 +202,5 @@ func (c *cma11) UnmarshalBinary(data []byte) error {
 		fresh.draw()
 	}
 	*c = fresh
-	return nil
-}
-
-// invert sets dst = a^{-1} by Gauss-Jordan elimination with partial
-// pivoting (used once, for a user's A0). It returns an error for a
-// singular a.
-func invert(dst, a *linalg.Dense) error {
-	n, _ := a.Dims()
-	var work linalg.Dense
-	work.CopyFrom(a)
-	dst.ReuseAs(n, n)
-	dst.SetIdentity()
-	for col := 0; col < n; col++ {
-		piv := col
-		for i := col + 1; i < n; i++ {
-			if math.Abs(work.At(i, col)) > math.Abs(work.At(piv, col)) {
-				piv = i
-			}
-		}
-		if work.At(piv, col) == 0 {
-			return errors.New("es: matrix is singular")
-		}
-		if piv != col {
-			for _, m := range []*linalg.Dense{&work, dst} {
-				rp, rc := m.RawRow(piv), m.RawRow(col)
-				for j := range rp {
-					rp[j], rc[j] = rc[j], rp[j]
-				}
-			}
-		}
-		inv := 1 / work.At(col, col)
-		for _, m := range []*linalg.Dense{&work, dst} {
-			row := m.RawRow(col)
-			for j := range row {
-				row[j] *= inv
-			}
-		}
-		for i := 0; i < n; i++ {
-			if i == col {
-				continue
-			}
-			l := work.At(i, col)
-			if l == 0 {
-				continue
-			}
-			for _, m := range []*linalg.Dense{&work, dst} {
-				src, row := m.RawRow(col), m.RawRow(i)
-				for j := range row {
-					row[j] -= float64(l * src[j])
-				}
-			}
-		}
-	}
 	return nil
 }

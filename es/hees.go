@@ -117,43 +117,7 @@ func (ad *adaptation) logDetBlocks() float64 {
 	g := &ad.gram
 	g.SetIdentity()
 	g.AddOuterSum(ad.alpha, &ad.dirs.u, &ad.dirs.u)
-	return logAbsDet(g)
-}
-
-// logAbsDet returns log|det M| by Gaussian elimination with partial
-// pivoting, overwriting m. It uses the portable logarithm, because the
-// result feeds the determinant normalisation of A.
-func logAbsDet(m *linalg.Dense) float64 {
-	n, _ := m.Dims()
-	var logDet float64
-	for col := 0; col < n; col++ {
-		piv := col
-		for i := col + 1; i < n; i++ {
-			if math.Abs(m.At(i, col)) > math.Abs(m.At(piv, col)) {
-				piv = i
-			}
-		}
-		if piv != col {
-			rp, rc := m.RawRow(piv), m.RawRow(col)
-			for j := col; j < n; j++ {
-				rp[j], rc[j] = rc[j], rp[j]
-			}
-		}
-		top := m.RawRow(col)
-		p := top[col]
-		if p == 0 {
-			return math.Inf(-1)
-		}
-		logDet += xmath.Log(math.Abs(p))
-		for i := col + 1; i < n; i++ {
-			row := m.RawRow(i)
-			l := row[col] / p
-			for j := col + 1; j < n; j++ {
-				row[j] -= float64(l * top[j])
-			}
-		}
-	}
-	return logDet
+	return linalg.LogAbsDetInPlace(g)
 }
 
 // computeG is Algorithm 3 (ALGORITHMS.md Section 3) for the curvature

@@ -310,7 +310,7 @@ func (c *core) setupCore(name string, cfg Config, evalsPerGen int) {
 		c.a.CopyFrom(cfg.A0)
 		var work linalg.Dense
 		work.CopyFrom(cfg.A0)
-		c.logDetA = logAbsDet(&work)
+		c.logDetA = linalg.LogAbsDetInPlace(&work)
 	} else {
 		c.a.ReuseAs(d, d)
 		c.a.SetIdentity()

@@ -1,6 +1,6 @@
 // Package linalg is the dense linear algebra that hees is built on: a
 // row-major matrix type, the products the evolution strategies need in their
-// hot loop, Gram-Schmidt orthonormalisation, Cholesky, QR and LU
+// hot loop, Gram-Schmidt orthonormalisation, Cholesky and LU
 // factorizations, and a symmetric eigensolver.
 //
 // # Storage and the empty matrix
@@ -41,18 +41,18 @@
 // GOAMD64 level) and arm64. No routine calls math functions that are
 // implemented in assembly or differently per architecture: math.Hypot is
 // replaced by a portable version, and the few logarithms and exponentials
-// ([LogDet], [Cholesky.LogDet], [NormalizedTrace]) use the project's portable
-// internal/xmath. math.Sqrt, math.Abs, math.Frexp and math.Ldexp are exact
+// ([LogDet], [LogAbsDetInPlace], [Cholesky.LogDet], [NormalizedTrace]) use
+// the project's portable internal/xmath. math.Sqrt, math.Abs, math.Frexp and math.Ldexp are exact
 // everywhere.
 //
 // # Assembly kernels
 //
 // On amd64 CPUs with AVX2 the inner loops run as assembly: the dot products
 // of [Dot], [Norm], [MulVec], [GramSchmidt], [Cholesky] and [SymEig], the
-// row updates of [Dense.AddOuterSum], [Dense.AddOuter], [MulVecT], [QR],
-// [LogDet] and [Det], the register tile of [Dense.Mul], [Dense.MulTA] and
-// [Dense.MulAAT], and the Householder reduction and plane rotations of
-// [SymEig]. They perform the Go code's
+// row updates of [Dense.AddOuterSum], [Dense.AddOuter], [MulVecT],
+// [LogDet], [LogAbsDetInPlace] and [Dense.Inverse], the register tile of
+// [Dense.Mul], [Dense.MulTA] and [Dense.MulAAT], and the Householder
+// reduction and plane rotations of [SymEig]. They perform the Go code's
 // operations in the Go code's order: a dot product keeps its four partial
 // sums in the four lanes of one vector register, every element of a
 // product of matrices sums its own terms in increasing k, and no multiply

@@ -484,3 +484,63 @@ func spdValues(op string, eig *EigenSym, a *Dense) ([]float64, error) {
 	}
 	return vals, nil
 }
+
+// householder turns x into the vector part of a reflector H = I − τ·v·vᵀ
+// with v = (1, x[1:]) and H·x₀ = (β, 0, …, 0), following LAPACK dlarfg. It
+// returns τ = 0 (H = I) and β = x[0] when x[1:] is zero. A column so small
+// that β is subnormal is first scaled up by a power of two (exact), so
+// that 1/(x₀ − β) cannot overflow; β is scaled back.
+func householder(x []float64) (tau, beta float64) {
+	alpha := x[0]
+	tail := Norm(x[1:])
+	if tail == 0 {
+		return 0, alpha
+	}
+	beta = -math.Copysign(hypot(alpha, tail), alpha)
+	shift := 0
+	if math.Abs(beta) < 0x1p-1022 {
+		_, e := math.Frexp(beta)
+		shift = -e
+		for i := range x {
+			x[i] = math.Ldexp(x[i], shift)
+		}
+		alpha = x[0]
+		beta = -math.Copysign(hypot(alpha, Norm(x[1:])), alpha)
+	}
+	tau = (beta - alpha) / beta
+	scale := 1 / (alpha - beta)
+	for i := 1; i < len(x); i++ {
+		x[i] *= scale
+	}
+	x[0] = 1
+	return tau, math.Ldexp(beta, -shift)
+}
+
+// hypot returns sqrt(p² + q²) without undue overflow or underflow, to
+// within about one ulp. It is written out because math.Hypot is assembly on
+// amd64 and differs from the pure-Go version other architectures use. With
+// p ≥ q ≥ 0 and t = q/p it evaluates p + p·t²/(1 + sqrt(1 + t²)): the
+// correction is computed to a few ulps of itself and added last, so a tiny
+// q still moves the result by the right amount. That matters for plane
+// rotations c = p/h, s = q/h: with h = p·sqrt(1 + t²), c would round to 1
+// too often and c² + s² would drift above 1 systematically.
+func hypot(p, q float64) float64 {
+	p, q = math.Abs(p), math.Abs(q)
+	if p < q {
+		p, q = q, p
+	}
+	if p == 0 || math.IsInf(p, 0) {
+		return p
+	}
+	t := q / p
+	u := float64(t * t)
+	return p + float64(p*(u/(1+math.Sqrt(1+u))))
+}
+
+// resize returns s with length n, reusing its storage when it suffices.
+func resize(s []float64, n int) []float64 {
+	if cap(s) < n {
+		return make([]float64, n)
+	}
+	return s[:n]
+}

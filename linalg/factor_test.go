@@ -185,76 +185,7 @@ func TestCholesky(t *testing.T) {
 	}
 }
 
-func TestQR(t *testing.T) {
-	rng := newRNG(23)
-	var qr QR
-	for _, s := range [][2]int{{1, 1}, {2, 1}, {3, 3}, {5, 2}, {10, 10}, {50, 20}, {200, 200}, {200, 50}} {
-		r, c := s[0], s[1]
-		inputs := map[string]*Dense{"random": randDense(rng, r, c)}
-		// Rank-deficient: column j+1 equals column j for even j.
-		rd := randDense(rng, r, c)
-		for i := 0; i < r; i++ {
-			for j := 0; j+1 < c; j += 2 {
-				rd.Set(i, j+1, rd.At(i, j))
-			}
-		}
-		inputs["rankdeficient"] = rd
-		inputs["zero"] = NewDense(r, c, nil)
-		// Ill-conditioned: columns scaled from 1 down to 1e-12.
-		ill := randDense(rng, r, c)
-		for j := 0; j < c; j++ {
-			s := math.Pow(10, -12*float64(j)/float64(max(c-1, 1)))
-			for i := 0; i < r; i++ {
-				ill.Set(i, j, s*ill.At(i, j))
-			}
-		}
-		inputs["illcond1e12"] = ill
-		for name, a := range inputs {
-			t.Run(fmt.Sprintf("%dx%d/%s", r, c, name), func(t *testing.T) {
-				if err := qr.Factorize(padded(a, 2)); err != nil {
-					t.Fatal(err)
-				}
-				q := junkDense(r, c)
-				rr := padded(junkDense(c, c), 1)
-				qr.QTo(q)
-				qr.RTo(rr)
-				if e := orthonormalityError(q); e > 1e-14 {
-					t.Errorf("max |QᵀQ − I| = %.3g", e)
-				}
-				var prod Dense
-				prod.Mul(q, rr)
-				if d := maxAbsDiff(&prod, a); d > 1e-14*max(1, a.FrobeniusNorm()) {
-					t.Errorf("max |QR − A| = %.3g", d)
-				}
-				for i := 0; i < c; i++ {
-					for j := 0; j < i; j++ {
-						if rr.At(i, j) != 0 {
-							t.Fatalf("R not upper triangular at (%d, %d)", i, j)
-						}
-					}
-				}
-			})
-		}
-	}
-	a := randDense(rng, 20, 7)
-	q, r := NewDense(20, 7, nil), NewDense(7, 7, nil)
-	if allocs := testing.AllocsPerRun(3, func() {
-		if err := qr.Factorize(a); err != nil {
-			t.Fatal(err)
-		}
-		qr.QTo(q)
-		qr.RTo(r)
-	}); allocs != 0 {
-		t.Errorf("QR of the same shape allocated %v times", allocs)
-	}
-	if err := qr.Factorize(NewDense(2, 1, []float64{1, math.NaN()})); !errors.Is(err, ErrNotFinite) {
-		t.Errorf("QR of NaN: err = %v, want ErrNotFinite", err)
-	}
-	wantPanic(t, "QTo after failure", func() { qr.QTo(new(Dense)) }, "QR")
-	wantPanic(t, "QR wide", func() { _ = qr.Factorize(NewDense(2, 3, nil)) }, "2×3")
-}
-
-func TestLogDetDet(t *testing.T) {
+func TestLogDetInverse(t *testing.T) {
 	rng := newRNG(24)
 	for _, n := range []int{1, 2, 3, 5, 10, 50, 200} {
 		lam := randVec(rng, n)
@@ -275,15 +206,22 @@ func TestLogDetDet(t *testing.T) {
 		if maxAbsDiff(a, before) != 0 {
 			t.Errorf("n=%d: LogDet modified its argument", n)
 		}
-		if det, want := Det(a), wantSign*math.Exp(wantLog); math.Abs(det-want) > 1e-10*math.Abs(want) {
-			t.Errorf("n=%d: Det = %g, want %g", n, det, want)
+		// LogAbsDetInPlace: the same log|det| to rounding, a overwritten.
+		if got := LogAbsDetInPlace(before); math.Abs(got-wantLog) > 1e-10*max(1, math.Abs(wantLog)) {
+			t.Errorf("n=%d: LogAbsDetInPlace = %.15g, want %.15g", n, got, wantLog)
+		}
+		// Inverse: A·A⁻¹ = I.
+		var inv, prod Dense
+		if err := inv.Inverse(a); err != nil {
+			t.Fatalf("n=%d: Inverse: %v", n, err)
+		}
+		prod.Mul(a, &inv)
+		if d := maxAbsDiff(&prod, NewIdentity(n)); d > 1e-10 {
+			t.Errorf("n=%d: max |A·A⁻¹ − I| = %.3g", n, d)
 		}
 	}
 	// Permutation (sign −1), singular, huge, NaN.
 	perm := NewDense(3, 3, []float64{0, 1, 0, 1, 0, 0, 0, 0, 1})
-	if d := Det(perm); d != -1 {
-		t.Errorf("Det(swap) = %g, want -1", d)
-	}
 	if l, s := LogDet(perm); l != 0 || s != -1 {
 		t.Errorf("LogDet(swap) = %g, %g", l, s)
 	}
@@ -291,16 +229,20 @@ func TestLogDetDet(t *testing.T) {
 	if l, s := LogDet(sing); !math.IsInf(l, -1) || s != 0 {
 		t.Errorf("LogDet(singular) = %g, %g", l, s)
 	}
-	if d := Det(sing); d != 0 {
-		t.Errorf("Det(singular) = %g", d)
+	if l := LogAbsDetInPlace(NewDense(2, 2, []float64{1, 2, 2, 4})); !math.IsInf(l, -1) {
+		t.Errorf("LogAbsDetInPlace(singular) = %g", l)
+	}
+	var inv Dense
+	if err := inv.Inverse(sing); !errors.Is(err, ErrSingular) {
+		t.Errorf("Inverse(singular): err = %v, want ErrSingular", err)
 	}
 	var huge Dense
 	huge.Scale(1e200, NewIdentity(4))
 	if l, s := LogDet(&huge); s != 1 || math.Abs(l-4*200*math.Ln10) > 1e-12*l {
 		t.Errorf("LogDet(1e200·I₄) = %g, %g", l, s)
 	}
-	if d := Det(&huge); !math.IsInf(d, 1) {
-		t.Errorf("Det(1e200·I₄) = %g, want +Inf", d)
+	if l := LogAbsDetInPlace(&huge); math.Abs(l-4*200*math.Ln10) > 1e-12*l {
+		t.Errorf("LogAbsDetInPlace(1e200·I₄) = %g", l)
 	}
 	nan := NewDense(1, 1, []float64{math.NaN()})
 	if l, s := LogDet(nan); !math.IsNaN(l) || !math.IsNaN(s) {
@@ -312,8 +254,24 @@ func TestLogDetDet(t *testing.T) {
 	if l, s := LogDet(NewDense(0, 0, nil)); l != 0 || s != 1 {
 		t.Errorf("LogDet(0×0) = %g, %g, want 0, 1", l, s)
 	}
-	if d := Det(NewDense(0, 0, nil)); d != 1 {
-		t.Errorf("Det(0×0) = %g, want 1", d)
+	if err := inv.Inverse(nan); !errors.Is(err, ErrNotFinite) {
+		t.Errorf("Inverse(NaN): err = %v, want ErrNotFinite", err)
 	}
-	wantPanic(t, "Det non-square", func() { Det(NewDense(2, 3, nil)) }, "2×3")
+	// An inverse in place, and its workspace reused without allocating.
+	a := NewDense(2, 2, []float64{0, 2, 4, 0})
+	if err := a.Inverse(a); err != nil || a.At(0, 1) != 0.25 || a.At(1, 0) != 0.5 || a.At(0, 0) != 0 {
+		t.Errorf("Inverse in place: %v, %v", err, a.data)
+	}
+	w := NewDense(3, 3, nil)
+	if allocs := testing.AllocsPerRun(10, func() {
+		w.CopyFrom(perm)
+		LogAbsDetInPlace(w)
+	}); allocs != 0 {
+		t.Errorf("LogAbsDetInPlace allocated %v times", allocs)
+	}
+	wantPanic(t, "LogDet non-square", func() { LogDet(NewDense(2, 3, nil)) }, "2×3")
+	wantPanic(t, "LogAbsDetInPlace non-square", func() { LogAbsDetInPlace(NewDense(2, 3, nil)) }, "2×3")
+	wantPanic(t, "LogAbsDetInPlace strided view", func() { LogAbsDetInPlace(NewDense(3, 3, nil).View(0, 0, 2, 2)) }, "2×2")
+	wantPanic(t, "Inverse non-square", func() { inv.Inverse(NewDense(2, 3, nil)) }, "2×3")
+	wantPanic(t, "Inverse into wrong shape", func() { NewDense(2, 2, nil).Inverse(NewIdentity(3)) }, "2×2")
 }

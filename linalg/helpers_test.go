@@ -66,16 +66,14 @@ func junkVec(n int) []float64 {
 	return x
 }
 
-// randOrthogonal returns a random n×n orthogonal matrix (the Q of a QR
-// factorization of a Gaussian matrix).
+// randOrthogonal returns a random n×n orthogonal matrix (the Gram-Schmidt
+// orthonormalisation of the rows of a Gaussian matrix).
 func randOrthogonal(rng *rand.Rand, n int) *Dense {
-	var qr QR
-	if err := qr.Factorize(randDense(rng, n, n)); err != nil {
+	q := randDense(rng, n, n)
+	if err := GramSchmidt(q, make([]float64, n)); err != nil {
 		panic(err)
 	}
-	var q Dense
-	qr.QTo(&q)
-	return &q
+	return q
 }
 
 // withSpectrum returns Q·diag(lambda)·Qᵀ for a random orthogonal Q, with the

@@ -1,7 +1,7 @@
 package linalg
 
 // The kernels below are the inner loops of the products, Gram-Schmidt,
-// SymEig, QR and LU in portable Go. On amd64 with AVX2 (and without the
+// SymEig and the LU and Gauss-Jordan eliminations in portable Go. On amd64 with AVX2 (and without the
 // purego build tag) the same loops run as assembly, in kernels_amd64.s,
 // with the same operations in the same order: one 4-lane vector register
 // holds the four partial sums s0..s3 of a dot product, products are rounded

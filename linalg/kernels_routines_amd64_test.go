@@ -121,8 +121,8 @@ func TestRoutinesMatchGo(t *testing.T) {
 	}
 }
 
-// TestFactorizationsMatchGo does the same for SymEig, QR, GramSchmidt and
-// LogDet.
+// TestFactorizationsMatchGo does the same for SymEig, GramSchmidt, LogDet,
+// LogAbsDetInPlace and Inverse.
 func TestFactorizationsMatchGo(t *testing.T) {
 	if !useAVX2 {
 		t.Skip("this CPU has no AVX2: only the Go kernels run")
@@ -142,29 +142,6 @@ func TestFactorizationsMatchGo(t *testing.T) {
 		})
 		if !sameDense(g, s) {
 			t.Fatalf("SymEig n=%d differs", n)
-		}
-		for _, c := range []int{1, n / 2, n} {
-			if c == 0 {
-				continue
-			}
-			m := randDense(rng, n, c)
-			g, s = both(func() *Dense {
-				var q QR
-				if err := q.Factorize(m); err != nil {
-					t.Fatal(err)
-				}
-				R := NewDense(c, c, nil)
-				q.RTo(R)
-				Q := NewDense(n, c, nil)
-				q.QTo(Q)
-				out := NewDense(n+c, c, nil)
-				out.View(0, 0, c, c).CopyFrom(R)
-				out.View(c, 0, n, c).CopyFrom(Q)
-				return out
-			})
-			if !sameDense(g, s) {
-				t.Fatalf("QR %dx%d differs", n, c)
-			}
 		}
 		g, s = both(func() *Dense {
 			v := randDense(newRNG(uint64(n)+99), min(n, 7), n+3)
@@ -187,6 +164,20 @@ func TestFactorizationsMatchGo(t *testing.T) {
 		})
 		if !sameDense(g, s) {
 			t.Fatalf("LogDet n=%d differs", n)
+		}
+		g, s = both(func() *Dense {
+			var inv Dense
+			m := randDense(newRNG(uint64(n)+7), n, n)
+			if err := inv.Inverse(m); err != nil {
+				t.Fatal(err)
+			}
+			out := NewDense(n+1, n, nil)
+			out.View(0, 0, n, n).CopyFrom(&inv)
+			out.Set(n, 0, LogAbsDetInPlace(m))
+			return out
+		})
+		if !sameDense(g, s) {
+			t.Fatalf("Inverse or LogAbsDetInPlace n=%d differs", n)
 		}
 	}
 }

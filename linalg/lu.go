@@ -1,65 +1,92 @@
 package linalg
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
 	"github.com/hees-dev/hees/internal/xmath"
 )
 
+// ErrSingular is returned (wrapped) by Inverse for a matrix with a zero
+// pivot.
+var ErrSingular = errors.New("linalg: matrix is singular")
+
 // LogDet returns log|det A| and the sign of det A (+1, −1, or 0 for a
 // singular A, with logAbs = −Inf) for the square matrix a, by LU
-// factorization with partial pivoting of a copy (a is not modified). If a
-// holds NaN or Inf, both results are NaN. LogDet panics if a is not square.
+// factorization with partial pivoting of a copy (a is not modified; the copy
+// is allocated). If a holds NaN or Inf, both results are NaN. LogDet panics
+// if a is not square.
 //
 // The pivots' product is kept as a mantissa and a binary exponent, so it
 // neither overflows nor underflows, and a single logarithm (the portable
 // xmath.Log) is taken at the end.
 func LogDet(a *Dense) (logAbs, sign float64) {
-	var acc logAccumulator
-	sign = luPivots("LogDet", a, &acc)
-	switch {
-	case math.IsNaN(sign):
-		return math.NaN(), math.NaN()
-	case sign == 0:
+	checkSquare("LogDet", a)
+	var w Dense
+	w.CopyFrom(a)
+	n := a.rows
+	for i := 0; i < n; i++ {
+		for _, v := range w.data[i*n : i*n+n] {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return math.NaN(), math.NaN()
+			}
+		}
+	}
+	sign = eliminate(&w)
+	if sign == 0 {
 		return math.Inf(-1), 0
+	}
+	var acc logAccumulator
+	acc.reset()
+	for k := 0; k < n; k++ {
+		acc.mul(math.Abs(w.data[k*n+k]))
 	}
 	return acc.log(), sign
 }
 
-// Det returns det A for the square matrix a, computed as the product of the
-// pivots of an LU factorization with partial pivoting of a copy of a (a is
-// not modified). The product may overflow to ±Inf or underflow to 0 where
-// LogDet would not. Det returns NaN if a holds NaN or Inf and panics if a is
-// not square.
-func Det(a *Dense) float64 {
-	var acc logAccumulator
-	sign := luPivots("Det", a, &acc)
-	if math.IsNaN(sign) || sign == 0 {
-		return sign
+// LogAbsDetInPlace returns log|det A| for the square matrix a by the same LU
+// elimination as LogDet, done in a itself: a is the workspace, overwritten
+// with U on and above its diagonal (below it, the entries are left over), and
+// nothing is allocated. It returns −Inf for a singular A. It panics if a is
+// not square or is a view (a view's rows are not contiguous).
+//
+// It sums the logarithms (xmath.Log) of the pivots' magnitudes, one per
+// pivot in elimination order, where LogDet takes one logarithm of their
+// product: the two agree to rounding but may differ in their last bits. Both exist
+// because results depend on their bits: the HE-ES's determinant
+// normalisation (package es) is defined with this sum, and saved runs and
+// their published figures with it. A holding NaN or Inf is not screened
+// out: the result is then NaN or infinite, whatever the arithmetic gives.
+func LogAbsDetInPlace(a *Dense) float64 {
+	checkSquare("LogAbsDetInPlace", a)
+	if a.view && a.stride != a.cols {
+		panic(fmt.Sprintf("linalg: LogAbsDetInPlace: %s view of a wider matrix", shape(a)))
 	}
-	return sign * math.Ldexp(acc.frac, acc.exp)
+	if eliminate(a) == 0 {
+		return math.Inf(-1)
+	}
+	n := a.rows
+	var logAbs float64
+	for k := 0; k < n; k++ {
+		logAbs += xmath.Log(math.Abs(a.data[k*n+k]))
+	}
+	return logAbs
 }
 
-// luPivots factors a copy of a as P·A = L·U (Doolittle, partial pivoting,
-// right-looking, row operations in increasing index) and multiplies |U_ii|
-// into acc. It returns the sign of det A, 0 if a pivot is exactly zero, or
-// NaN if a holds NaN or Inf.
-func luPivots(op string, a *Dense, acc *logAccumulator) (sign float64) {
+func checkSquare(op string, a *Dense) {
 	if a.rows != a.cols {
 		panic(fmt.Sprintf("linalg: %s: matrix %s is not square", op, shape(a)))
 	}
-	n := a.rows
-	var w Dense
-	w.CopyFrom(a)
-	for i := 0; i < n; i++ {
-		for _, v := range w.data[i*n : i*n+n] {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return math.NaN()
-			}
-		}
-	}
-	acc.reset()
+}
+
+// eliminate overwrites the square matrix w (contiguous rows) with the U of
+// P·A = L·U (Doolittle, partial pivoting, right-looking, row operations in
+// increasing index): U_kk is on the diagonal, the multipliers are not kept.
+// It returns the sign of det A, or 0, stopping, at the first pivot that is
+// exactly zero.
+func eliminate(w *Dense) (sign float64) {
+	n := w.rows
 	sign = 1
 	for k := 0; k < n; k++ {
 		p := k
@@ -82,7 +109,6 @@ func luPivots(op string, a *Dense, acc *logAccumulator) (sign float64) {
 		if piv < 0 {
 			sign = -sign
 		}
-		acc.mul(math.Abs(piv))
 		rk := w.data[k*n+k+1 : k*n+n]
 		for i := k + 1; i < n; i++ {
 			ri := w.data[i*n+k+1 : i*n+n]
@@ -91,6 +117,66 @@ func luPivots(op string, a *Dense, acc *logAccumulator) (sign float64) {
 		}
 	}
 	return sign
+}
+
+// Inverse sets m = a⁻¹ for the square matrix a by Gauss-Jordan elimination
+// with partial pivoting on a copy of a (allocated): the pivot row is scaled
+// by the reciprocal of the pivot, then subtracted from every other row, in
+// increasing row order. An empty m is sized; otherwise it must be n×n. m may
+// be a itself. Inverse returns an error wrapping ErrSingular when a pivot is
+// exactly zero and one wrapping ErrNotFinite when a holds NaN or Inf; m is
+// then unspecified. It panics if a is not square.
+func (m *Dense) Inverse(a *Dense) error {
+	checkSquare("Inverse", a)
+	n := a.rows
+	var w Dense
+	w.CopyFrom(a)
+	for i := 0; i < n; i++ {
+		for _, v := range w.data[i*n : i*n+n] {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("%w: Inverse: matrix %s holds %g", ErrNotFinite, shape(a), v)
+			}
+		}
+	}
+	m.sizeFor("Inverse", n, n)
+	m.SetIdentity()
+	both := [2]*Dense{&w, m}
+	for col := 0; col < n; col++ {
+		piv := col
+		for i := col + 1; i < n; i++ {
+			if math.Abs(w.data[i*n+col]) > math.Abs(w.data[piv*n+col]) {
+				piv = i
+			}
+		}
+		if w.data[piv*n+col] == 0 {
+			return fmt.Errorf("%w: Inverse: pivot %d of %s matrix is zero", ErrSingular, col, shape(a))
+		}
+		if piv != col {
+			for _, x := range both {
+				rp, rc := x.RawRow(piv), x.RawRow(col)
+				for j := range rp {
+					rp[j], rc[j] = rc[j], rp[j]
+				}
+			}
+		}
+		inv := 1 / w.data[col*n+col]
+		for _, x := range both {
+			row := x.RawRow(col)
+			for j := range row {
+				row[j] *= inv
+			}
+		}
+		for i := 0; i < n; i++ {
+			l := w.data[i*n+col]
+			if i == col || l == 0 {
+				continue
+			}
+			for _, x := range both {
+				axpy(-l, x.RawRow(col), x.RawRow(i))
+			}
+		}
+	}
+	return nil
 }
 
 // logAccumulator holds a positive product frac·2^exp with frac in [½, 1),
