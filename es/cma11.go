@@ -24,6 +24,31 @@ type cma11 struct {
 	v     []float64    // scratch: A^{-T} w
 }
 
+// cmaParams are the constants of the (1+1)-CMA-ES with lambda = 1
+// (Igel, Suttorp & Hansen 2006; Suttorp, Hansen & Igel 2009;
+// ALGORITHMS.md Section 7).
+type cmaParams struct {
+	damping float64 // d = 1 + n/2, the step-size damping
+	pTarget float64 // target success probability 2/11
+	cp      float64 // c_p = 1/12, smoothing of the success rate
+	cc      float64 // c_c = 2/(n + 2), cumulation of the evolution path
+	ccov    float64 // c_cov = 2/(n^2 + 6), covariance learning rate
+	pThresh float64 // p_thresh = 0.44, above it the path is not updated
+}
+
+// newCMAParams returns the (1+1)-CMA-ES constants for dimension d.
+func newCMAParams(d int) cmaParams {
+	n := float64(d)
+	return cmaParams{
+		damping: 1 + n/2,
+		pTarget: 2.0 / 11,
+		cp:      1.0 / 12,
+		cc:      2 / (n + 2),
+		ccov:    2 / (float64(n*n) + 6),
+		pThresh: 0.44,
+	}
+}
+
 // setup initialises a (1+1)-CMA-ES from a resolved configuration. A0 has
 // been checked to be invertible.
 func (c *cma11) setup(cfg Config) {

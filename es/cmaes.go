@@ -65,12 +65,6 @@ type cmaesParams struct {
 	stagMinGen float64
 }
 
-// defaultLambda is lambda = 4 + floor(3 ln n) (tutorial eq. (48),
-// ALGORITHMS.md Section 8).
-func defaultLambda(d int) int {
-	return 4 + int(math.Floor(float64(3*xmath.Log(float64(d)))))
-}
-
 // newCMAESParams derives the CMA-ES constants for dimension d and
 // population size lambda >= 2.
 func newCMAESParams(d, lambda int) cmaesParams {

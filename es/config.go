@@ -1,10 +1,21 @@
 package es
 
-import "github.com/hees-dev/hees/linalg"
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/hees-dev/hees/internal/xmath"
+	"github.com/hees-dev/hees/linalg"
+)
 
 // Config configures a strategy. The zero value of each field selects the
-// documented default; New derives every default in one place and rejects a
-// field that does not apply to the chosen strategy.
+// default stated on it. Every default is derived in one place, the function
+// resolve below (New and Load call it), which also rejects a field that does
+// not apply to the chosen strategy; the constants that follow from the
+// resolved fields (the weights, mu_eff, chi_d, the CMA-ES learning rates)
+// are derived by each strategy's setup, in its own file.
 type Config struct {
 	// Dim is the dimension of the search space (required; at least 2 for
 	// the HE-ES variants, which need two directions to compare curvatures,
@@ -77,4 +88,193 @@ type Config struct {
 	// 10 + 30 d/lambda generations must fall below it (0 means 1e-11).
 	// A negative value switches the criterion off.
 	TolFun float64
+}
+
+// resolve validates cfg for strategy name and fills in every default: it is
+// the one place where the defaults documented on the fields of Config are
+// derived. The returned X0 and A0 are the caller's (New's setup copies
+// them).
+func resolve(name string, cfg Config) (Config, error) {
+	heesFamily := name == nameHEES || name == nameHEES14
+	if !slices.Contains(Names(), name) {
+		return cfg, fmt.Errorf("es: unknown strategy %q (want one of %s)", name, strings.Join(Names(), ", "))
+	}
+	d := cfg.Dim
+	switch {
+	case heesFamily && d < 2:
+		return cfg, fmt.Errorf("es: Config.Dim = %d: %s needs at least 2 dimensions", d, name)
+	case d < 1:
+		return cfg, fmt.Errorf("es: Config.Dim = %d: must be at least 1", d)
+	}
+	if cfg.Sigma0 == 0 {
+		cfg.Sigma0 = 2
+	}
+	if !(cfg.Sigma0 > 0) || math.IsInf(cfg.Sigma0, 1) {
+		return cfg, fmt.Errorf("es: Config.Sigma0 = %v: must be positive and finite", cfg.Sigma0)
+	}
+	if cfg.Box == 0 {
+		cfg.Box = 3
+	}
+	if !(cfg.Box > 0) || math.IsInf(cfg.Box, 1) {
+		return cfg, fmt.Errorf("es: Config.Box = %v: must be positive and finite", cfg.Box)
+	}
+	if cfg.X0 != nil {
+		if len(cfg.X0) != d {
+			return cfg, fmt.Errorf("es: Config.X0 has length %d, want Dim = %d", len(cfg.X0), d)
+		}
+		for i, v := range cfg.X0 {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return cfg, fmt.Errorf("es: Config.X0[%d] = %v: must be finite", i, v)
+			}
+		}
+	}
+	if cfg.A0 != nil {
+		if name == nameES11 {
+			return cfg, fmt.Errorf("es: Config.A0: %s has no transformation matrix", name)
+		}
+		if err := checkA0(cfg.A0, d); err != nil {
+			return cfg, err
+		}
+	}
+	if cfg.Pairs < 0 || cfg.Pairs > maxPopulation {
+		return cfg, fmt.Errorf("es: Config.Pairs = %d: must be in [0, %d]", cfg.Pairs, maxPopulation)
+	}
+	if name == nameHEES {
+		if cfg.Pairs == 0 {
+			cfg.Pairs = defaultPairs(d)
+		}
+	} else if cfg.Pairs != 0 && name == nameCMAES {
+		return cfg, fmt.Errorf("es: Config.Pairs = %d: %s sets its population with Lambda (leave Pairs 0)", cfg.Pairs, name)
+	} else if cfg.Pairs != 0 {
+		return cfg, fmt.Errorf("es: Config.Pairs = %d: %s has a fixed population (leave Pairs 0)", cfg.Pairs, name)
+	}
+	if cfg.Lambda < 0 || cfg.Lambda > maxPopulation {
+		return cfg, fmt.Errorf("es: Config.Lambda = %d: must be in [0, %d]", cfg.Lambda, maxPopulation)
+	}
+	if name == nameCMAES {
+		if cfg.Lambda == 0 {
+			cfg.Lambda = defaultLambda(d)
+		}
+		if cfg.Lambda < 2 {
+			return cfg, fmt.Errorf("es: Config.Lambda = %d: %s needs at least 2 (mu = floor(lambda/2) parents)", cfg.Lambda, name)
+		}
+	} else if cfg.Lambda != 0 {
+		return cfg, fmt.Errorf("es: Config.Lambda = %d: only cmaes has a population size lambda (leave Lambda 0)", cfg.Lambda)
+	}
+
+	if !heesFamily {
+		if cfg.Kappa != 0 {
+			return cfg, fmt.Errorf("es: Config.Kappa: %s has no computeG (only hees and hees14)", name)
+		}
+		if cfg.EtaA != 0 {
+			return cfg, fmt.Errorf("es: Config.EtaA: %s has no computeG (only hees and hees14)", name)
+		}
+	} else {
+		if cfg.Kappa == 0 {
+			cfg.Kappa = 3 // reference code, ALGORITHMS.md Sec. 3
+			if name == nameHEES14 {
+				cfg.Kappa = math.Inf(1) // analysed setting, Sec. 13 item 2
+			}
+		}
+		if !(cfg.Kappa >= 1) {
+			return cfg, fmt.Errorf("es: Config.Kappa = %v: must be at least 1 (+Inf switches the trust region off)", cfg.Kappa)
+		}
+		if cfg.EtaA == 0 {
+			cfg.EtaA = 0.5 // reference code, ALGORITHMS.md Sec. 3
+			if name == nameHEES14 {
+				cfg.EtaA = 1 // analysed setting, Sec. 13 item 2
+			}
+		}
+		if !(cfg.EtaA > 0) || math.IsInf(cfg.EtaA, 1) {
+			return cfg, fmt.Errorf("es: Config.EtaA = %v: must be positive and finite", cfg.EtaA)
+		}
+	}
+
+	if name != nameHEES {
+		if cfg.CS != 0 {
+			return cfg, fmt.Errorf("es: Config.CS: only hees has cumulative step-size adaptation, not %s", name)
+		}
+		if cfg.DS != 0 {
+			return cfg, fmt.Errorf("es: Config.DS: only hees has cumulative step-size adaptation, not %s", name)
+		}
+	} else {
+		// The constants of Algorithm 1's CSA follow from the weights
+		// (ALGORITHMS.md Section 4, reference code).
+		_, muEff, muEffMirr := heesWeights(cfg.Pairs)
+		if cfg.CS == 0 {
+			// c_s = (mu_eff^mirr + 2) / (d + mu_eff^mirr + 3).
+			cfg.CS = (muEffMirr + 2) / (float64(d) + muEffMirr + 3)
+		}
+		if !(cfg.CS > 0 && cfg.CS <= 1) {
+			return cfg, fmt.Errorf("es: Config.CS = %v: must be in (0, 1]", cfg.CS)
+		}
+		if cfg.DS == 0 {
+			// d_s = 1 + c_s + 2 max(0, sqrt((mu_eff - 1)/(d + 1)) - 1), with
+			// the plain mu_eff.
+			cfg.DS = 1 + cfg.CS + 2*max(0, math.Sqrt((muEff-1)/float64(d+1))-1)
+		}
+		if !(cfg.DS > 0) || math.IsInf(cfg.DS, 1) {
+			return cfg, fmt.Errorf("es: Config.DS = %v: must be positive and finite", cfg.DS)
+		}
+	}
+
+	if name == nameES11 || name == nameHEES14 {
+		if cfg.CSigma == 0 {
+			cfg.CSigma = defaultCSigma(d)
+		}
+		if !(cfg.CSigma > 1) || math.IsInf(cfg.CSigma, 1) {
+			return cfg, fmt.Errorf("es: Config.CSigma = %v: must be greater than 1 and finite", cfg.CSigma)
+		}
+	} else if cfg.CSigma != 0 {
+		return cfg, fmt.Errorf("es: Config.CSigma: only es11 and hees14 use the 1/5 rule, not %s", name)
+	}
+
+	if math.IsNaN(cfg.TolFun) {
+		return cfg, fmt.Errorf("es: Config.TolFun is NaN (use a negative value to switch it off)")
+	}
+	if cfg.TolFun == 0 {
+		cfg.TolFun = 1e-11 // pycma's tolfun, ALGORITHMS.md Sec. 8
+		if name == nameHEES {
+			cfg.TolFun = 1e-9 // reference code's restart rule, Sec. 4.1
+		}
+	}
+	return cfg, nil
+}
+
+// checkA0 reports whether a0 can be an initial transformation in dimension d.
+func checkA0(a0 *linalg.Dense, d int) error {
+	r, c := a0.Dims()
+	if r != d || c != d {
+		return fmt.Errorf("es: Config.A0 is %d×%d, want Dim×Dim = %d×%d", r, c, d, d)
+	}
+	for i := 0; i < d; i++ {
+		for j, v := range a0.RawRow(i) {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("es: Config.A0[%d][%d] = %v: must be finite", i, j, v)
+			}
+		}
+	}
+	if _, sign := linalg.LogDet(a0); sign == 0 {
+		return fmt.Errorf("es: Config.A0 is singular")
+	}
+	return nil
+}
+
+// defaultPairs is lambda~ = floor(2 + 1.5 ln d) (ALGORITHMS.md Section 4,
+// reference code S1).
+func defaultPairs(d int) int {
+	return int(math.Floor(2 + float64(1.5*xmath.Log(float64(d)))))
+}
+
+// defaultLambda is lambda = 4 + floor(3 ln n) (tutorial eq. (48),
+// ALGORITHMS.md Section 8).
+func defaultLambda(d int) int {
+	return 4 + int(math.Floor(float64(3*xmath.Log(float64(d)))))
+}
+
+// defaultCSigma is the success factor of the 1/5 rule, c_sigma =
+// exp(0.8 / sqrt(d + 1)) (ALGORITHMS.md Section 13 item 3, after Hansen,
+// Arnold & Auger 2015); a failure multiplies sigma by c_sigma^(-1/4).
+func defaultCSigma(d int) float64 {
+	return xmath.Exp(0.8 / math.Sqrt(float64(d+1)))
 }

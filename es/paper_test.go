@@ -115,7 +115,7 @@ func TestTraceLemma(t *testing.T) {
 			m := whitened(p.h, &a)
 			var hs [2]float64
 			for i := range hs {
-				u := h.ad.dirs.u.RawRow(i)
+				u := h.ad.u.RawRow(i)
 				mu := make([]float64, d)
 				linalg.MulVec(mu, m, u)
 				hs[i] = linalg.Dot(u, mu)

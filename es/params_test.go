@@ -25,9 +25,9 @@ func TestHEESParams(t *testing.T) {
 			t.Fatal(err)
 		}
 		h := s.(*hees)
-		p := h.p
-		if p.pairs != row.pairs || p.blocks != row.blocks || s.PopulationSize() != row.evals {
-			t.Errorf("d=%d: lambda~=%d B=%d PopulationSize=%d, want %d %d %d", row.d, p.pairs, p.blocks, s.PopulationSize(), row.pairs, row.blocks, row.evals)
+		p := h
+		if p.pairs != row.pairs || p.ad.blocks != row.blocks || s.PopulationSize() != row.evals {
+			t.Errorf("d=%d: lambda~=%d B=%d PopulationSize=%d, want %d %d %d", row.d, p.pairs, p.ad.blocks, s.PopulationSize(), row.pairs, row.blocks, row.evals)
 		}
 		for _, c := range []struct {
 			name      string
@@ -74,8 +74,8 @@ func TestHEESParamsPairs(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := s.(*hees)
-	if h.p.pairs != 16 || h.p.blocks != 4 || s.PopulationSize() != 33 {
-		t.Errorf("pairs %d blocks %d PopulationSize %d, want 16 4 33", h.p.pairs, h.p.blocks, s.PopulationSize())
+	if h.pairs != 16 || h.ad.blocks != 4 || s.PopulationSize() != 33 {
+		t.Errorf("pairs %d blocks %d PopulationSize %d, want 16 4 33", h.pairs, h.ad.blocks, s.PopulationSize())
 	}
 	// mu_eff^mirr from its definition, recomputed independently.
 	var ws [32]float64
@@ -89,8 +89,8 @@ func TestHEESParamsPairs(t *testing.T) {
 	}
 	mu := 1 / sq
 	mirr := 1 / (1/mu - (1-1/mu)/31)
-	if math.Abs(h.p.muEff-mu) > 1e-12 || math.Abs(h.p.muEffMirr-mirr) > 1e-12 {
-		t.Errorf("mu_eff %g mirr %g, want %g %g", h.p.muEff, h.p.muEffMirr, mu, mirr)
+	if math.Abs(h.muEff-mu) > 1e-12 || math.Abs(h.muEffMirr-mirr) > 1e-12 {
+		t.Errorf("mu_eff %g mirr %g, want %g %g", h.muEff, h.muEffMirr, mu, mirr)
 	}
 }
 

@@ -3,6 +3,8 @@ package es
 import (
 	"math"
 	"slices"
+
+	"github.com/hees-dev/hees/internal/xmath"
 )
 
 // worstValue reports whether v ranks last: NaN and +Inf are the worst
@@ -45,4 +47,33 @@ func rankOrder(order []int, f []float64) {
 		}
 		return i - j
 	})
+}
+
+// finite reports whether v is neither NaN nor ±Inf.
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// logWeights sets the CMA-style log weights: w[k-1] = top - ln k for the
+// ranks k = 1..n and 0 for the rest of w, normalised to sum 1, and returns
+// mu_eff = 1 / sum w_k^2 (ALGORITHMS.md Sections 4 and 8; top is
+// ln(lambda~ + 1/2) for HE-ES and ln((lambda + 1)/2) for CMA-ES).
+func logWeights(w []float64, n int, top float64) float64 {
+	var sum float64
+	for k := 1; k <= n; k++ {
+		v := top - xmath.Log(float64(k))
+		w[k-1] = v
+		sum += v
+	}
+	var sumSq float64
+	for k := range w {
+		w[k] /= sum
+		sumSq += float64(w[k] * w[k])
+	}
+	return 1 / sumSq
+}
+
+// chiD is chi_d = sqrt(d) (1 - 1/(4d) + 1/(21 d^2)), the usual approximation
+// of E|N(0, I_d)| (ALGORITHMS.md Section 4).
+func chiD(d int) float64 {
+	n := float64(d)
+	return float64(math.Sqrt(n) * (1 - 1/(4*n) + 1/float64(21*n*n)))
 }

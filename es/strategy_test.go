@@ -258,20 +258,20 @@ func TestMirroredPairs(t *testing.T) {
 		if !slices.Equal(pop.RawRow(0), m) {
 			t.Errorf("d=%d: row 0 is not the mean", c.d)
 		}
-		n := h.p.pairs
+		n := h.pairs
 		for k := 0; k < n; k++ {
 			// x^± = m ± sigma |b_k| A u_k with one rounded step for both.
 			plus, minus := pop.RawRow(2*k+1), pop.RawRow(2*k+2)
 			au := make([]float64, c.d)
-			linalg.MulVec(au, s.Transform(), h.ad.dirs.u.RawRow(k))
+			linalg.MulVec(au, s.Transform(), h.ad.u.RawRow(k))
 			for j := range m {
-				step := float64(s.Sigma() * h.ad.dirs.norms[k] * au[j])
+				step := float64(s.Sigma() * h.ad.norms[k] * au[j])
 				if plus[j] != m[j]+step || minus[j] != m[j]-step {
 					t.Fatalf("d=%d pair %d: not m ± sigma A b_k in coordinate %d", c.d, k, j)
 				}
 			}
 		}
-		u := &h.ad.dirs.u
+		u := &h.ad.u
 		for k := 0; k < n; k++ {
 			for l := 0; l <= k; l++ {
 				want := 0.0
@@ -287,19 +287,20 @@ func TestMirroredPairs(t *testing.T) {
 	}
 }
 
-// TestDirectionLengths checks that sampleOrthogonal keeps the lengths of the
+// TestDirectionLengths checks that the sampling keeps the lengths of the
 // Gaussian vectors (chi_d distributed): their mean over many generations is
 // close to E|N(0, I_d)|.
 func TestDirectionLengths(t *testing.T) {
 	const d, gens = 8, 400
-	var dirs directions
-	dirs.setup(12, d)
+	var ad adaptation
+	ad.setup(12, d, 3, 0.5)
+	a := linalg.NewIdentity(d)
 	var sum float64
 	for g := 0; g < gens; g++ {
-		if err := dirs.sampleOrthogonal(rng.KeyFromSeed(3), g); err != nil {
+		if err := ad.sample(rng.KeyFromSeed(3), g, a); err != nil {
 			t.Fatal(err)
 		}
-		for _, n := range dirs.norms {
+		for _, n := range ad.norms {
 			sum += n
 		}
 	}
@@ -381,8 +382,8 @@ func TestDeterminantNormalisation(t *testing.T) {
 				t.Fatalf("d=%d pairs=%d generation %d: log|det A| = %g, tracked %g", c.d, c.pairs, g, logDet, h.logDetA)
 			}
 		}
-		if h.p.blocks > 1 && renormalised == 0 {
-			t.Errorf("d=%d pairs=%d: B = %d but A was never renormalised", c.d, c.pairs, h.p.blocks)
+		if h.ad.blocks > 1 && renormalised == 0 {
+			t.Errorf("d=%d pairs=%d: B = %d but A was never renormalised", c.d, c.pairs, h.ad.blocks)
 		}
 	}
 }
@@ -436,7 +437,7 @@ func TestNonFiniteHEES(t *testing.T) {
 	}
 	vals[4] = math.NaN() // x_2^-
 	au := slices.Clone(h.ad.au.RawRow(1))
-	u := slices.Clone(h.ad.dirs.u.RawRow(1))
+	u := slices.Clone(h.ad.u.RawRow(1))
 	if err := s.Tell(vals); err != nil {
 		t.Fatal(err)
 	}

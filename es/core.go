@@ -1,0 +1,296 @@
+package es
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/hees-dev/hees/linalg"
+	"github.com/hees-dev/hees/rng"
+)
+
+// The purposes of the random sub-streams of a strategy. A draw is a
+// function of (seed, purpose, generation, index) only, so the saved state
+// needs no generator position.
+const (
+	// purposeInit draws the initial mean X0 (generation 0, index 0).
+	purposeInit rng.Purpose = 1
+	// purposeSample draws the search vectors: vector k of generation g
+	// comes from the sub-stream (purposeSample, g, k).
+	purposeSample rng.Purpose = 2
+)
+
+// core is the state every strategy shares: configuration, search
+// distribution m + sigma A N(0, I), best-so-far, counters and stop state.
+type core struct {
+	name string
+	cfg  Config // resolved: every default filled in; X0 and A0 are not kept
+	key  rng.Key
+
+	mean    []float64
+	fMean   float64 // f(m) of the current mean, NaN while unknown
+	sigma   float64
+	a       linalg.Dense // the transformation A
+	logDetA float64      // log|det A|, tracked incrementally (Sec. 13 item 5)
+
+	bestX   []float64 // the best point so far, valid when hasBest
+	bestF   float64   // its value, +Inf while !hasBest
+	hasBest bool      // a value other than NaN and +Inf was told
+
+	evals     int
+	gen       int
+	pending   bool // an Ask is waiting for its Tell
+	stop      Reason
+	nonFinite int // generations in a row without a finite value (Sec. 13 item 8)
+	// flatGens counts the elitist generations in a row without progress by
+	// TolFun, measured from the parent value flatRef (see noProgress).
+	flatGens int
+	flatRef  float64
+
+	checks checker
+}
+
+// setupCore initialises the state shared by every strategy from a resolved
+// configuration: the mean X0 (or a uniform draw from [-Box, Box]^d with the
+// seed), A = A0 (or I), sigma = Sigma0, and the shared covariance checker
+// for evalsPerGen evaluations per generation; evalsPerGen = 0 leaves the
+// checker empty, for a strategy that runs its own criteria.
+func (c *core) setupCore(name string, cfg Config, evalsPerGen int) {
+	d := cfg.Dim
+	c.name = name
+	c.key = rng.KeyFromSeed(cfg.Seed)
+	c.mean = make([]float64, d)
+	if cfg.X0 != nil {
+		copy(c.mean, cfg.X0)
+	} else {
+		st := rng.NewStream(c.key, purposeInit, 0, 0)
+		st.FillFloat64(c.mean)
+		for i, u := range c.mean {
+			c.mean[i] = float64(cfg.Box * (2*u - 1))
+		}
+	}
+	c.fMean = math.NaN()
+	c.sigma = cfg.Sigma0
+	if cfg.A0 != nil {
+		c.a.CopyFrom(cfg.A0)
+		var work linalg.Dense
+		work.CopyFrom(cfg.A0)
+		c.logDetA = linalg.LogAbsDetInPlace(&work)
+	} else {
+		c.a.ReuseAs(d, d)
+		c.a.SetIdentity()
+		c.logDetA = 0
+	}
+	c.bestX = make([]float64, d)
+	c.bestF = math.Inf(1)
+	c.hasBest = false
+	c.evals, c.gen, c.pending, c.stop, c.nonFinite = 0, 0, false, "", 0
+	c.flatGens, c.flatRef = 0, math.NaN()
+	cfg.X0, cfg.A0 = nil, nil
+	c.cfg = cfg
+	c.checks = checker{}
+	if evalsPerGen > 0 {
+		c.checks.setup(d, evalsPerGen)
+	}
+}
+
+// Name returns the strategy's short name.
+func (c *core) Name() string { return c.name }
+
+// Dim returns the dimension of the search space.
+func (c *core) Dim() int { return c.cfg.Dim }
+
+// Mean copies the current mean into dst (allocating when dst is nil) and
+// returns it.
+func (c *core) Mean(dst []float64) []float64 {
+	if dst == nil {
+		dst = make([]float64, len(c.mean))
+	}
+	copy(dst, c.mean)
+	return dst
+}
+
+// Sigma returns the current global step size.
+func (c *core) Sigma() float64 { return c.sigma }
+
+// Transform returns the current transformation A, owned by the strategy.
+func (c *core) Transform() *linalg.Dense { return &c.a }
+
+// Best returns a copy of the best point told so far and its value, or nil
+// and +Inf before a finite value was told.
+func (c *core) Best() ([]float64, float64) {
+	if !c.hasBest {
+		return nil, math.Inf(1)
+	}
+	return append([]float64(nil), c.bestX...), c.bestF
+}
+
+// Evals returns the number of objective values told so far.
+func (c *core) Evals() int { return c.evals }
+
+// Generation returns the number of completed Ask/Tell rounds.
+func (c *core) Generation() int { return c.gen }
+
+// Stop returns the internal stop criterion that fired, or "".
+func (c *core) Stop() Reason { return c.stop }
+
+// improves reports whether f would become the new best value: it is not
+// NaN or +Inf and is strictly better than the best so far.
+func (c *core) improves(f float64) bool {
+	return !worstValue(f) && (!c.hasBest || f < c.bestF)
+}
+
+// setBest records x (copied) with value f as the best so far.
+func (c *core) setBest(x []float64, f float64) {
+	copy(c.bestX, x)
+	c.bestF = f
+	c.hasBest = true
+}
+
+// checkAsk returns an error when the strategy cannot be asked.
+func (c *core) checkAsk() error {
+	if c.stop != "" {
+		return fmt.Errorf("es: %s: Ask after the strategy stopped (%s)", c.name, c.stop)
+	}
+	return nil
+}
+
+// checkTell returns an error when the values f cannot be told.
+func (c *core) checkTell(f []float64, rows int) error {
+	if !c.pending {
+		return fmt.Errorf("es: %s: Tell without a pending Ask", c.name)
+	}
+	if len(f) != rows {
+		return fmt.Errorf("es: %s: Tell got %d values for the %d candidates asked", c.name, len(f), rows)
+	}
+	return nil
+}
+
+// marshalCore writes the configuration and the shared moving state.
+func (c *core) marshalCore(w *stateWriter) {
+	cfg := &c.cfg
+	w.int(cfg.Dim)
+	w.uint(cfg.Seed)
+	w.float(cfg.Sigma0)
+	w.float(cfg.Box)
+	w.int(cfg.Pairs)
+	writeTuning(w, cfg)
+
+	w.floats(c.mean)
+	w.float(c.fMean)
+	w.float(c.sigma)
+	w.matrix(&c.a)
+	w.float(c.logDetA)
+	w.bool(c.hasBest)
+	w.floats(c.bestX)
+	w.float(c.bestF)
+	w.int(c.evals)
+	w.int(c.gen)
+	w.bool(c.pending)
+	w.string(string(c.stop))
+	w.int(c.nonFinite)
+	w.int(c.flatGens)
+	w.float(c.flatRef)
+	w.int(c.checks.count)
+}
+
+// readConfig reads the configuration written by marshalCore and validates
+// it as a configuration of strategy name (a corrupted field is an error).
+func readConfig(r *stateReader, name string) (Config, error) {
+	var cfg Config
+	cfg.Dim = r.int()
+	cfg.Seed = r.uint()
+	cfg.Sigma0 = r.float()
+	cfg.Box = r.float()
+	cfg.Pairs = r.int()
+	readTuning(r, &cfg)
+	if r.err != nil {
+		return cfg, r.err
+	}
+	// The sizes decide what setup allocates, so they are checked first: the
+	// rest of the state holds A, Dim×Dim floats, and no population exceeds
+	// the bound of IPOP, which doubles it.
+	if d := cfg.Dim; d > 0 && d > len(r.b)/8/d {
+		r.fail("Dim = %d with %d bytes left", d, len(r.b))
+		return cfg, r.err
+	}
+	if cfg.Pairs > maxPopulation {
+		r.fail("Pairs = %d exceeds %d", cfg.Pairs, maxPopulation)
+		return cfg, r.err
+	}
+	rc, err := resolve(name, cfg)
+	if err != nil {
+		return cfg, fmt.Errorf("es: saved %s state corrupt: %w", name, err)
+	}
+	return rc, nil
+}
+
+// writeTuning writes the tuning fields of cfg, the tail of both saved
+// configurations (a strategy's, resolved, and IPOP's, as given).
+func writeTuning(w *stateWriter, cfg *Config) {
+	w.float(cfg.Kappa)
+	w.float(cfg.EtaA)
+	w.float(cfg.CS)
+	w.float(cfg.DS)
+	w.float(cfg.CSigma)
+	w.float(cfg.TolFun)
+}
+
+// readTuning reads the fields written by writeTuning into cfg.
+func readTuning(r *stateReader, cfg *Config) {
+	cfg.Kappa = r.float()
+	cfg.EtaA = r.float()
+	cfg.CS = r.float()
+	cfg.DS = r.float()
+	cfg.CSigma = r.float()
+	cfg.TolFun = r.float()
+}
+
+// unmarshalCore reads the shared moving state written by marshalCore (after
+// the configuration) into a core already set up with that configuration.
+func (c *core) unmarshalCore(r *stateReader) {
+	d := c.cfg.Dim
+	c.mean = r.floats(c.mean)
+	c.fMean = r.float()
+	c.sigma = r.float()
+	r.matrix(&c.a)
+	c.logDetA = r.float()
+	c.hasBest = r.bool()
+	c.bestX = r.floats(c.bestX)
+	c.bestF = r.float()
+	c.evals = r.int()
+	c.gen = r.int()
+	c.pending = r.bool()
+	c.stop = Reason(r.string())
+	c.nonFinite = r.int()
+	c.flatGens = r.int()
+	c.flatRef = r.float()
+	c.checks.count = r.int()
+	if r.err != nil {
+		return
+	}
+	rows, cols := c.a.Dims()
+	switch {
+	case len(c.mean) != d:
+		r.fail("mean has length %d, want %d", len(c.mean), d)
+	case rows != d || cols != d:
+		r.fail("A is %d×%d, want %d×%d", rows, cols, d, d)
+	case len(c.bestX) != d:
+		r.fail("best point has length %d, want %d", len(c.bestX), d)
+	case !c.hasBest && c.bestF != math.Inf(1):
+		r.fail("best value %v without a best point", c.bestF)
+	case !(c.sigma > 0):
+		r.fail("sigma = %v", c.sigma)
+	case c.evals < 0 || c.gen < 0 || c.nonFinite < 0 || c.flatGens < 0 || c.checks.count < 0:
+		r.fail("negative counter")
+	}
+}
+
+// resize makes m an r×c zero matrix, reusing its storage when it is large
+// enough: the contract of Ask for the caller's population matrix, whose
+// shape may change between generations.
+func resize(m *linalg.Dense, r, c int) {
+	if rows, cols := m.Dims(); rows != r || cols != c {
+		m.Reset()
+	}
+	m.ReuseAs(r, c)
+}
