@@ -578,7 +578,7 @@ func (c *cmaes) UnmarshalBinary(data []byte) error {
 		return err
 	}
 	lambda := r.int()
-	if lambda > maxPopulation { // before setup allocates for it (es/new.go readConfig)
+	if lambda > maxPopulation { // before setup allocates for it (es/core.go readConfig)
 		r.fail("Lambda = %d exceeds %d", lambda, maxPopulation)
 		return r.err
 	}

@@ -248,7 +248,7 @@ func fuzzCorpusStates(t *testing.T) map[string][]byte {
 // fuzzCrafted returns states with a valid checksum and an absurd size
 // or a corrupt field, by file name: Load must reject each before
 // allocating or looping for it. The fields are numbered as 8-byte words after the header (and,
-// for IPOP, after its name): in the shared part (es/new.go marshalCore),
+// for IPOP, after its name): in the shared part (es/core.go marshalCore),
 // which cmaes precedes with lambda, the dimension d is word 0, Pairs word
 // 4, the length of the mean word 11, and the shape of A words 14+d and
 // 15+d.

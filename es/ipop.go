@@ -24,7 +24,7 @@ const maxPopulation = 1 << 20
 
 // purposeRestart keys the seed of each restart of IPOP: restart r runs its
 // inner strategy with the seed drawn from (Seed, purposeRestart, r, 0).
-// The value is chosen apart from the strategies' purposes (es/sample.go).
+// The value is chosen apart from the strategies' purposes (es/core.go).
 const purposeRestart rng.Purpose = 0x1905
 
 // IPOP runs a strategy with restarts and an increasing population (Auger &

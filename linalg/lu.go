@@ -26,12 +26,8 @@ func LogDet(a *Dense) (logAbs, sign float64) {
 	var w Dense
 	w.CopyFrom(a)
 	n := a.rows
-	for i := 0; i < n; i++ {
-		for _, v := range w.data[i*n : i*n+n] {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return math.NaN(), math.NaN()
-			}
-		}
+	if _, bad := nonFinite(&w); bad {
+		return math.NaN(), math.NaN()
 	}
 	sign = eliminate(&w)
 	if sign == 0 {
@@ -74,6 +70,30 @@ func LogAbsDetInPlace(a *Dense) float64 {
 	return logAbs
 }
 
+// pivotRow returns the partial pivot of column k of the square matrix w
+// (contiguous rows): the first row i >= k with the largest |w_ik|.
+func pivotRow(w *Dense, k int) int {
+	n := w.rows
+	p := k
+	for i := k + 1; i < n; i++ {
+		if math.Abs(w.data[i*n+k]) > math.Abs(w.data[p*n+k]) {
+			p = i
+		}
+	}
+	return p
+}
+
+// nonFinite returns the first NaN or ±Inf element of w, which owns its
+// storage, and whether there is one.
+func nonFinite(w *Dense) (float64, bool) {
+	for _, v := range w.data {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return v, true
+		}
+	}
+	return 0, false
+}
+
 func checkSquare(op string, a *Dense) {
 	if a.rows != a.cols {
 		panic(fmt.Sprintf("linalg: %s: matrix %s is not square", op, shape(a)))
@@ -89,12 +109,7 @@ func eliminate(w *Dense) (sign float64) {
 	n := w.rows
 	sign = 1
 	for k := 0; k < n; k++ {
-		p := k
-		for i := k + 1; i < n; i++ {
-			if math.Abs(w.data[i*n+k]) > math.Abs(w.data[p*n+k]) {
-				p = i
-			}
-		}
+		p := pivotRow(w, k)
 		if w.data[p*n+k] == 0 {
 			return 0
 		}
@@ -131,23 +146,14 @@ func (m *Dense) Inverse(a *Dense) error {
 	n := a.rows
 	var w Dense
 	w.CopyFrom(a)
-	for i := 0; i < n; i++ {
-		for _, v := range w.data[i*n : i*n+n] {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return fmt.Errorf("%w: Inverse: matrix %s holds %g", ErrNotFinite, shape(a), v)
-			}
-		}
+	if v, bad := nonFinite(&w); bad {
+		return fmt.Errorf("%w: Inverse: matrix %s holds %g", ErrNotFinite, shape(a), v)
 	}
 	m.sizeFor("Inverse", n, n)
 	m.SetIdentity()
 	both := [2]*Dense{&w, m}
 	for col := 0; col < n; col++ {
-		piv := col
-		for i := col + 1; i < n; i++ {
-			if math.Abs(w.data[i*n+col]) > math.Abs(w.data[piv*n+col]) {
-				piv = i
-			}
-		}
+		piv := pivotRow(&w, col)
 		if w.data[piv*n+col] == 0 {
 			return fmt.Errorf("%w: Inverse: pivot %d of %s matrix is zero", ErrSingular, col, shape(a))
 		}
