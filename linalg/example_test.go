@@ -155,6 +155,51 @@ func ExampleLogDet() {
 	// log|det| = 1.792, sign = -1
 }
 
+func ExampleLogAbsDetInPlace() {
+	// The workspace is filled for each matrix; nothing is allocated.
+	work := linalg.NewDense(2, 2, nil)
+	for _, a := range []*linalg.Dense{
+		linalg.NewDense(2, 2, []float64{0, 2, 3, 0}),
+		linalg.NewDense(2, 2, []float64{1, 2, 2, 4}),
+	} {
+		work.CopyFrom(a)
+		fmt.Printf("log|det| = %.4g\n", linalg.LogAbsDetInPlace(work))
+	}
+	// Output:
+	// log|det| = 1.792
+	// log|det| = -Inf
+}
+
+func ExampleDense_Inverse() {
+	a := linalg.NewDense(2, 2, []float64{
+		4, 7,
+		2, 6,
+	})
+	var inv linalg.Dense
+	if err := inv.Inverse(a); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%.2f\n%.2f\n", inv.RawRow(0), inv.RawRow(1))
+	fmt.Println(inv.Inverse(linalg.NewDense(2, 2, []float64{1, 2, 2, 4})))
+	// Output:
+	// [0.60 -0.70]
+	// [-0.20 0.40]
+	// linalg: matrix is singular: Inverse: pivot 1 of 2×2 matrix is zero
+}
+
+func ExampleDense_Reset() {
+	var m linalg.Dense
+	m.ReuseAs(2, 3)
+	// m.ReuseAs(3, 2) would panic: m is 2×3. Reset it to reshape it; its
+	// storage is reused.
+	m.Reset()
+	m.ReuseAs(3, 2)
+	fmt.Println(m.Dims())
+	// Output:
+	// 3 2
+}
+
 func ExampleCondSym() {
 	c := linalg.NewDense(2, 2, []float64{
 		100, 0,
