@@ -1,7 +1,8 @@
 // Package linalg is the dense linear algebra that hees is built on: a
 // row-major matrix type, the products the evolution strategies need in their
-// hot loop, Gram-Schmidt orthonormalisation, Cholesky and LU
-// factorizations, and a symmetric eigensolver.
+// hot loop, Gram-Schmidt orthonormalisation, the Cholesky factorization, the
+// log-determinant and the inverse by elimination with partial pivoting, and a
+// symmetric eigensolver.
 //
 // # Storage and the empty matrix
 //
