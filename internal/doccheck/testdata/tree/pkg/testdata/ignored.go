@@ -1,0 +1,3 @@
+package pkg
+
+// MISSING.md, issue 9: skipped, it is under testdata.
