@@ -82,6 +82,8 @@ func Load(data []byte) (Strategy, error) {
 	switch {
 	case name == ipopStateName:
 		s = new(IPOP)
+	case name == bipopStateName:
+		s = new(BIPOP)
 	case slices.Contains(Names(), name):
 		s = newStrategy(name)
 	default:
