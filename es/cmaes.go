@@ -30,30 +30,33 @@ const (
 	stagnationRecords = 20000
 )
 
-// cmaesParams are the fixed parameters of the (mu/mu_w, lambda)-CMA-ES that
-// follow from the dimension n and the population size lambda
-// (ALGORITHMS.md Section 8; Hansen, "The CMA Evolution Strategy: A
-// Tutorial", arXiv 1604.00772, 2016, Table 1 and eqs. (48)-(58), with the
-// positive weights only).
+// cmaesParams are the fixed parameters of the (mu/mu_w, lambda)-CMA-ES with
+// the active covariance update, as pycma 4.4 sets them by default
+// (docs/ALGORITHMS.md Section 8). Each comment names the source: pycma's
+// RecombinationWeights (recombination_weights.py), CMAParameters.set and
+// GaussSampler.parameters (options_parameters.py, sampler.py),
+// CMAAdaptSigmaCSA (sigma_adaptation.py) and Hansen, "The CMA Evolution
+// Strategy: A Tutorial", arXiv 1604.00772, 2016, eqs. (48)-(58).
 type cmaesParams struct {
 	lambda int // population size, eq. (48) by default
-	mu     int // floor(lambda/2) parents
-	// weights[i] is the weight w_{i+1} of the (i+1)-th best offspring,
-	// i < mu; they are positive and sum to 1 (eqs. (49), (53)).
+	mu     int // number of positive weights, floor(lambda/2)
+	// weights[i] is the weight w_{i+1} of the (i+1)-th best offspring:
+	// w_1..w_mu > 0 sum to 1, the others are <= 0 (the middle one is 0
+	// for odd lambda) and sum to -alpha (eqs. (49), (53)).
 	weights []float64
-	muEff   float64 // mu_eff = 1 / sum w_i^2
-	cs      float64 // c_sigma, cumulation of the sigma path, eq. (55)
-	ds      float64 // d_sigma, damping of sigma, eq. (55)
-	cc      float64 // c_c, cumulation of the rank-one path, eq. (56)
-	c1      float64 // c_1, rank-one learning rate, eq. (57)
-	cmu     float64 // c_mu, rank-mu learning rate, eq. (58)
-	chi     float64 // E|N(0, I)| ~ chi_n (tutorial p. 28)
-	// hsigmaBound is (1.4 + 2/(n+1)) chi_n, the threshold of h_sigma
-	// (tutorial p. 28).
-	hsigmaBound float64
+	// weightSum is the sum of all weights, 1 - alpha.
+	weightSum  float64
+	muEff      float64 // mu_eff = 1 / sum_{w_i > 0} w_i^2
+	muEffMinus float64 // mu_eff^- = (sum_{w_i < 0} w_i)^2 / sum_{w_i < 0} w_i^2
+	cs         float64 // c_sigma, cumulation of the sigma path (pycma CSA)
+	ds         float64 // d_sigma, damping of sigma, eq. (55)
+	cc         float64 // c_c, cumulation of the rank-one path, eq. (56)
+	c1         float64 // c_1, rank-one learning rate (pycma)
+	cmu        float64 // c_mu, rank-mu learning rate (pycma)
+	chi        float64 // E|N(0, I)|, pycma's chiN
 	// lazyGap is the number of evaluations after which C is decomposed
-	// again, 0.5 lambda / ((c_1 + c_mu) n) (purecma's lazy_gap_evals), so
-	// the O(n^3) decomposition costs O(n^2) per evaluation on average.
+	// again: pycma's lazy_update_gap of 1/((c_1 + c_mu) n 10) generations,
+	// times lambda.
 	lazyGap float64
 	// histLen is the length floor(10 + 30 n/lambda) of the history of best
 	// values of tolfun and tolfunhist (pycma).
@@ -66,32 +69,91 @@ type cmaesParams struct {
 }
 
 // newCMAESParams derives the CMA-ES constants for dimension d and
-// population size lambda >= 2.
+// population size lambda >= 2 (docs/ALGORITHMS.md Section 8).
 func newCMAESParams(d, lambda int) cmaesParams {
 	n := float64(d)
-	p := cmaesParams{lambda: lambda, mu: lambda / 2}
-	// Eq. (49): w'_i = ln((lambda+1)/2) - ln i; eq. (53) for the positive
-	// ones, normalised to sum 1 (the non-active variant: w_i = 0, i > mu).
-	p.weights = make([]float64, p.mu)
-	p.muEff = logWeights(p.weights, p.mu, xmath.Log(float64(lambda+1)/2))
-	// Eq. (55): c_sigma = (mu_eff + 2)/(n + mu_eff + 5),
-	// d_sigma = 1 + 2 max(0, sqrt((mu_eff - 1)/(n + 1)) - 1) + c_sigma.
-	p.cs = (p.muEff + 2) / (n + p.muEff + 5)
+	p := cmaesParams{lambda: lambda}
+	p.weights = make([]float64, lambda)
+	p.mu, p.muEff, p.muEffMinus = rawCMAESWeights(p.weights)
+	// pycma GaussSampler.parameters (c_1, also CMAParameters.set): the
+	// tutorial's eq. (57) with alpha_cov = 2, reduced for lambda < 6:
+	// c_1 = min(1, lambda/6) 2/((n + 1.3)^2 + mu_eff).
+	p.c1 = float64(min(1, float64(lambda)/6)*2) / (float64((n+1.3)*(n+1.3)) + p.muEff)
+	// pycma GaussSampler.parameters with alpha_cov = 2 and rankmu_offset
+	// 1/4 (the tutorial's eq. (58) has none and alpha_cov mu_eff in the
+	// denominator): c_mu = min(1 - c_1,
+	// 2 (1/4 + mu_eff - 2 + 1/mu_eff)/((n + 2)^2 + 2 mu_eff/2)).
+	p.cmu = min(1-p.c1, 2*(0.25+p.muEff-2+1/p.muEff)/(float64((n+2)*(n+2))+p.muEff))
+	// pycma RecombinationWeights.finalize_negative_weights (tutorial eqs.
+	// (50)-(53)): the negative weights, which sum to -1 here, are scaled to
+	// sum to -alpha_mu^- = -(1 + c_1/c_mu) (zero decay of C), then limited
+	// to alpha_posdef^- = (1 - c_1 - c_mu)/(n c_mu) and to
+	// alpha_mueff^- = 1 + 2 mu_eff^-/(mu_eff + 2).
+	alpha := 1 + p.c1/p.cmu
+	alpha = min(alpha, (1-p.c1-p.cmu)/(p.cmu*n))
+	alpha = min(alpha, 1+2*p.muEffMinus/(p.muEff+2))
+	for i := p.mu; i < lambda; i++ {
+		p.weights[i] *= alpha
+	}
+	for _, w := range p.weights {
+		p.weightSum += w
+	}
+	// pycma CMAAdaptSigmaCSA.initialize: c_sigma = (mu_eff + 2)/(n + mu_eff + 3)
+	// (the tutorial's eq. (55) has n + mu_eff + 5), and eq. (55)'s damping
+	// d_sigma = 1 + 2 max(0, sqrt((mu_eff - 1)/(n + 1)) - 1) + c_sigma
+	// (pycma's 0.5 + 1/2 without mirrored samples).
+	p.cs = (p.muEff + 2) / (n + p.muEff + 3)
 	p.ds = 1 + float64(2*max(0, math.Sqrt((p.muEff-1)/(n+1))-1)) + p.cs
-	// Eq. (56): c_c = (4 + mu_eff/n)/(n + 4 + 2 mu_eff/n).
+	// Eq. (56), pycma CMAParameters.set: c_c = (4 + mu_eff/n)/(n + 4 + 2 mu_eff/n).
 	p.cc = (4 + p.muEff/n) / (n + 4 + 2*p.muEff/n)
-	// Eq. (57) with alpha_cov = 2: c_1 = 2/((n + 1.3)^2 + mu_eff).
-	p.c1 = 2 / (float64((n+1.3)*(n+1.3)) + p.muEff)
-	// Eq. (58) with alpha_cov = 2:
-	// c_mu = min(1 - c_1, 2 (mu_eff - 2 + 1/mu_eff)/((n + 2)^2 + mu_eff)).
-	p.cmu = min(1-p.c1, 2*(p.muEff-2+1/p.muEff)/(float64((n+2)*(n+2))+p.muEff))
-	p.chi = chiD(d)
-	p.hsigmaBound = float64((1.4 + 2/(n+1)) * p.chi)
-	p.lazyGap = 0.5 * float64(lambda) / float64((p.c1+p.cmu)*n)
+	p.chi = pycmaChiN(d)
+	p.lazyGap = float64(float64(lambda)*0.1) / float64(float64(p.c1+p.cmu)*n)
 	p.histLen = int(10 + 30*n/float64(lambda))
 	p.stagIters = int(100 + 100*float64(n*math.Sqrt(n))/float64(lambda))
 	p.stagMinGen = float64(n * (5 + 100/float64(lambda)))
 	return p
+}
+
+// rawCMAESWeights writes pycma's recombination weights before the active
+// scaling into w (len(w) = lambda >= 2): w'_i = ln((lambda+1)/2) - ln i
+// (eq. (49)), the positive ones divided by their sum, the others by minus
+// theirs, so they sum to 1 and -1. It returns mu (the number of positive
+// weights), mu_eff and mu_eff^- (eq. (50)).
+func rawCMAESWeights(w []float64) (mu int, muEff, muEffMinus float64) {
+	top := xmath.Log(float64(len(w)+1) / 2)
+	var pos, neg float64
+	for i := range w {
+		w[i] = top - xmath.Log(float64(i+1))
+		if w[i] > 0 {
+			mu++
+			pos += w[i]
+		} else {
+			neg += w[i]
+		}
+	}
+	var sqPos, sqNeg float64
+	for i := range w {
+		if i < mu {
+			w[i] /= pos
+			sqPos += float64(w[i] * w[i])
+		} else {
+			w[i] /= -neg
+			sqNeg += float64(w[i] * w[i])
+		}
+	}
+	return mu, 1 / sqPos, 1 / sqNeg
+}
+
+// pycmaChiN is pycma's E|N(0, I_n)| (utilities/math.py chiN): the exact
+// value for n <= 6 and sqrt(n) (1 - 1/(4n) + 1/(26 n^2)) above.
+func pycmaChiN(d int) float64 {
+	exact := [...]float64{0.7978845608028654, 1.2533141373156, 1.59576912160573,
+		1.87997120597325, 2.1276921621409746, 2.3499640074665633}
+	if d <= len(exact) {
+		return exact[d-1]
+	}
+	n := float64(d)
+	return float64(math.Sqrt(n) * (1 - 1/(4*n) + 1/float64(26*n*n)))
 }
 
 // history is a ring of the most recent values pushed into it.
@@ -146,8 +208,9 @@ func (h *history) read(r *stateReader) {
 	}
 }
 
-// cmaes is the standard (mu/mu_w, lambda)-CMA-ES with the tutorial's
-// default parameters (ALGORITHMS.md Section 8, Hansen 2016). Every
+// cmaes is the (mu/mu_w, lambda)-CMA-ES with the active covariance update
+// as pycma 4.4 runs it by default (option CMA_active; docs/ALGORITHMS.md
+// Section 8, Hansen 2016). Every
 // generation asks lambda candidates x_k = m + sigma B D z_k, where
 // C = B D^2 B^T is the eigendecomposition of the covariance matrix,
 // refreshed lazily every lazyGap evaluations; core.a holds A = B D, so the
@@ -174,8 +237,8 @@ type cmaes struct {
 	zw    []float64    // <z>_w
 	yw    []float64    // <y>_w (eq. (41))
 	bzw   []float64    // B <z>_w = C^(-1/2) <y>_w
-	// rank holds p_c (row 0) and the selected y_{i:lambda} (rows 1..mu),
-	// rankCoef the coefficients c_1 and c_mu w_i of eq. (47)'s updates.
+	// rank holds p_c (row 0) and the ranked y_{i:lambda} (rows 1..lambda),
+	// rankCoef the coefficients c_1 and c_mu w°_i of eq. (47)'s updates.
 	rank     linalg.Dense
 	rankCoef []float64
 
@@ -226,13 +289,9 @@ func (c *cmaes) setup(cfg Config) {
 	c.zw = make([]float64, d)
 	c.yw = make([]float64, d)
 	c.bzw = make([]float64, d)
-	mu := c.p.mu
-	c.rank.ReuseAs(mu+1, d)
-	c.rankCoef = make([]float64, mu+1)
+	c.rank.ReuseAs(lambda+1, d)
+	c.rankCoef = make([]float64, lambda+1)
 	c.rankCoef[0] = c.p.c1
-	for i, w := range c.p.weights {
-		c.rankCoef[i+1] = float64(c.p.cmu * w)
-	}
 	c.funHist = history{buf: make([]float64, c.p.histLen)}
 	c.stagBest = history{buf: make([]float64, stagnationRecords)}
 	c.stagMedian = history{buf: make([]float64, stagnationRecords)}
@@ -308,29 +367,46 @@ func (c *cmaes) Tell(f []float64) error {
 		c.record(f)
 	}
 	decomposed := true
-	if float64(c.evals-c.eigenEvals) > c.p.lazyGap {
+	if float64(c.evals-c.eigenEvals) >= c.p.lazyGap {
 		decomposed = c.decompose()
 	}
 	c.stop = c.checkStop(f, decomposed)
 	return nil
 }
 
-// update performs eqs. (41)-(47) with the ranks in c.order.
+// update performs eqs. (41)-(47) with the ranks in c.order, as pycma's
+// CMAEvolutionStrategy.tell does with its default options.
 func (c *cmaes) update() {
 	p := &c.p
-	// Eq. (41): <y>_w = sum_{i<=mu} w_i y_{i:lambda}, and likewise <z>_w.
+	d := float64(c.cfg.Dim)
+	// Eq. (41): <y>_w = sum_{i<=mu} w_i y_{i:lambda}, and likewise <z>_w,
+	// with the positive weights; every y_{i:lambda} goes into eq. (47).
 	clear(c.yw)
 	clear(c.zw)
 	for i, w := range p.weights {
 		k := c.order[i]
-		y := c.y.RawRow(k)
+		y, z := c.y.RawRow(k), c.z.RawRow(k)
+		copy(c.rank.RawRow(i+1), y)
+		if i >= p.mu {
+			// Eq. (46), pycma GaussFullSampler.update: a negative weight
+			// is multiplied by n/|C^(-1/2) y|^2, where C^(-1/2) y =
+			// B D^-1 B^T B D z = B z has the length of z; pycma adds 1e-9
+			// to the length.
+			var z2 float64
+			for _, v := range z {
+				z2 += float64(v * v)
+			}
+			l := math.Sqrt(z2) + 1e-9
+			c.rankCoef[i+1] = float64(float64(p.cmu*w)*d) / float64(l*l)
+			continue
+		}
+		c.rankCoef[i+1] = float64(p.cmu * w)
 		for j, v := range y {
 			c.yw[j] += float64(w * v)
 		}
-		for j, v := range c.z.RawRow(k) {
+		for j, v := range z {
 			c.zw[j] += float64(w * v)
 		}
-		copy(c.rank.RawRow(i+1), y)
 	}
 	// Eq. (42) with c_m = 1 (eq. (54)): m <- m + sigma <y>_w.
 	for j, v := range c.yw {
@@ -351,12 +427,12 @@ func (c *cmaes) update() {
 		c.ps[j] = s
 		norm2 += float64(s * s)
 	}
-	psLen := math.Sqrt(norm2)
-	// h_sigma (tutorial p. 28): 1 iff |p_sigma| / sqrt(1 - (1 - c_sigma)^(2(g+1)))
-	// < (1.4 + 2/(n+1)) chi_n. The factor 1 - (1 - c_sigma)^(2k) after k
-	// updates follows v <- (1 - c_sigma)^2 v + c_sigma (2 - c_sigma), v = 0.
+	// h_sigma (pycma CMAAdaptSigmaBase.hsig): 1 iff
+	// |p_sigma|^2 / (1 - (1 - c_sigma)^(2g)) / n < 2 + 4/(n+1) after g
+	// updates. The factor 1 - (1 - c_sigma)^(2g) follows
+	// v <- (1 - c_sigma)^2 v + c_sigma (2 - c_sigma), v = 0.
 	c.psVar = float64(float64(om*om)*c.psVar) + float64(cs*(2-cs))
-	hsigma := psLen/math.Sqrt(c.psVar) < p.hsigmaBound
+	hsigma := norm2/c.psVar/d < 2+4/(d+1)
 
 	// Eq. (45): p_c <- (1 - c_c) p_c + h_sigma sqrt(c_c (2 - c_c) mu_eff) <y>_w.
 	cc := p.cc
@@ -364,7 +440,8 @@ func (c *cmaes) update() {
 	if hsigma {
 		pcCoef = math.Sqrt(float64(cc*(2-cc)) * p.muEff)
 	} else {
-		// delta(h_sigma) = (1 - h_sigma) c_c (2 - c_c) (tutorial p. 28).
+		// delta(h_sigma) = (1 - h_sigma) c_c (2 - c_c) (tutorial p. 28;
+		// pycma's c1a = c_1 (1 - delta(h_sigma))).
 		deltaH = float64(cc * (2 - cc))
 	}
 	for j, v := range c.yw {
@@ -372,15 +449,18 @@ func (c *cmaes) update() {
 	}
 	copy(c.rank.RawRow(0), c.pc)
 
-	// Eq. (47) with the positive weights (w°_i = w_i by eq. (46), sum 1):
-	// C <- (1 + c_1 delta(h_sigma) - c_1 - c_mu) C + c_1 p_c p_c^T
-	// + c_mu sum_i w_i y_{i:lambda} y_{i:lambda}^T.
-	decay := 1 + float64(p.c1*deltaH) - p.c1 - p.cmu
+	// Eq. (47): C <- (1 + c_1 delta(h_sigma) - c_1 - c_mu sum_j w_j) C
+	// + c_1 p_c p_c^T + c_mu sum_i w°_i y_{i:lambda} y_{i:lambda}^T, the
+	// sum over all lambda offspring with the weights before eq. (46)'s
+	// rescaling in the decay (pycma GaussFullSampler.update).
+	decay := 1 + float64(p.c1*deltaH) - p.c1 - float64(p.cmu*p.weightSum)
 	c.cov.Scale(decay, &c.cov)
 	c.cov.AddOuterSum(c.rankCoef, &c.rank, &c.rank)
 
-	// Eq. (44): sigma <- sigma exp((c_sigma/d_sigma)(|p_sigma|/chi_n - 1)).
-	c.sigma *= xmath.Exp(float64((cs / p.ds) * (psLen/p.chi - 1)))
+	// Eq. (44), pycma CMAAdaptSigmaCSA.update2: sigma <- sigma
+	// exp(s), s = (c_sigma/d_sigma)(|p_sigma|/chi_n - 1) clipped to [-1, 1].
+	s := float64((cs / p.ds) * (math.Sqrt(norm2)/p.chi - 1))
+	c.sigma *= xmath.Exp(min(1, max(-1, s)))
 }
 
 // record appends the generation's best value to the tolfun history and,

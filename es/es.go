@@ -10,7 +10,7 @@
 //	hees14  (1+4)-HE-ES of Glasmachers & Krause, Algorithm 4
 //	hees    full non-elitist HE-ES with mirrored sampling, Algorithm 1
 //	cma11   (1+1)-CMA-ES, Suttorp, Hansen & Igel 2009 variant
-//	cmaes   (mu/mu_w, lambda)-CMA-ES, Hansen's tutorial (2016) defaults
+//	cmaes   (mu/mu_w, lambda)-CMA-ES with the active update, pycma 4.4's defaults
 //
 // # The ask/tell contract
 //
@@ -29,7 +29,8 @@
 // a pool of Options.Workers goroutines, stops on a budget, a target, a time
 // limit, the caller's context or the strategy's own criteria, and names the
 // reason in Result.Reason. NewIPOP wraps a strategy with IPOP restarts
-// (ALGORITHMS.md Section 4.1). A Trace records one row per generation,
+// (ALGORITHMS.md Section 4.1), NewBIPOP cmaes or hees with BIPOP restarts
+// (docs/ALGORITHMS.md Section 8). A Trace records one row per generation,
 // with the condition and normalised trace of C = A A^T (and of A^T H A when
 // the Hessian is known) every Trace.Interval generations.
 package es

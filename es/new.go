@@ -24,7 +24,7 @@ func Names() []string { return []string{nameES11, nameHEES14, nameHEES, nameCMA1
 //	hees14  (1+4)-HE-ES (Algorithm 4 of Glasmachers & Krause)
 //	hees    full HE-ES with mirrored sampling (Algorithm 1)
 //	cma11   (1+1)-CMA-ES, 2009 variant with evolution path
-//	cmaes   (mu/mu_w, lambda)-CMA-ES with the tutorial's defaults
+//	cmaes   (mu/mu_w, lambda)-CMA-ES with the active update, pycma 4.4's defaults
 //
 // The zero fields of cfg take the defaults documented on Config. A bad
 // configuration, such as Dim < 2 for an HE-ES variant, a non-positive or
@@ -77,6 +77,8 @@ func Load(data []byte) (Strategy, error) {
 	switch {
 	case name == ipopStateName:
 		s = new(IPOP)
+	case name == bipopStateName:
+		s = new(BIPOP)
 	case slices.Contains(Names(), name):
 		s = newStrategy(name)
 	default:

@@ -29,7 +29,7 @@
 // An .info file holds, per dimension, three lines: a header of
 // "key = value" pairs separated by ", "
 //
-//	suite = 'bbob', funcId = 1, DIM = 2, Precision = 1.000e-08, algId = 'hees', coco_version = '', logger = 'bbob', data_format = 'bbob-new2'
+//	suite = 'bbob', funcId = 1, DIM = 2, Precision = 1.000e-08, algId = 'hees', coco_version = '0.9', logger = 'bbob', data_format = 'bbob-new2', settings = ''
 //
 // a comment line that starts with "%", and a data line that names the .dat
 // file and lists each run as "instance:evaluations|final Δ" (the final Δ
@@ -37,12 +37,14 @@
 //
 //	data_f1/bbobexp_f1_DIM2.dat, 1:245|5.7e-09, 2:251|8.1e-09
 //
-// coco_version is empty: the files are written by this package, not by
-// COCO. Each run in a .dat, .tdat or .rdat file starts with the header line
+// coco_version and settings (FilesWithHeader) are the writer's version and
+// the settings for the post-processing, as COCO 2.8's observer options;
+// Files writes the header of earlier COCO versions, coco_version empty and
+// no settings field. Each run in a .dat, .tdat or .rdat file starts with the header line
 //
 //	% f evaluations | g evaluations | best noise-free fitness - Fopt (7.948000000000e+01) + sum g_i+ | measured fitness | best measured fitness or single-digit g-values | x1 | x2...
 //
-// (fopt with %13.12e) followed by data lines of 5 + d columns (5 when d ≥ 22):
+// (fopt with %13.12e) followed by data lines of 5 + d columns (5 when d ≥ 7):
 // the evaluation count, the constraint evaluation count (always 0 here),
 // the best Δ so far, the value just measured, the best value so far (both
 // with fopt added back, and never below fopt), each with %+10.9e, then the
@@ -56,7 +58,7 @@
 // (one line even when several targets are passed at once). A .tdat line is
 // written at evaluation counts ⌊10^(i/20)⌋ (i = 0, 1, ...) and d·{1, 2, 5}·10^i,
 // and after the last evaluation unless it had a line, with the best point
-// and value. An .rdat line is written at the first evaluation after a
+// and value; the .dat file gets such a last line too (COCO 2.8). An .rdat line is written at the first evaluation after a
 // restart of the algorithm (Observer.Restart).
 //
 // # Summaries

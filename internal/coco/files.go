@@ -19,20 +19,57 @@ type File struct {
 // (COCO's logger_bbob_header, data format "bbob-new2").
 const dataHeader = "%% f evaluations | g evaluations | best noise-free fitness - Fopt (%13.12e) + sum g_i+ | measured fitness | best measured fitness or single-digit g-values | x1 | x2...\n"
 
-// Files lays out the runs of one algorithm in COCO's bbob format (see the
-// package documentation): an .info file per function and a .dat, .tdat and
-// .rdat file per function and dimension, with the runs ordered by
-// function, dimension and instance whatever their order in runs. algID is
-// the algorithm's name (letters, digits and ._+- only, as it is quoted in
-// the .info files); comment goes on the comment line of each entry and
-// must be one line. Files reports an error for a bad name or comment, a
-// run without evaluations, and two runs of the same problem instance.
+// Header holds the fields of the .info header lines that describe the
+// experiment rather than a run (COCO 2.8's observer options).
+type Header struct {
+	// Version goes into the coco_version field: the version of the
+	// software that wrote the files (hees's, as COCO writes its own).
+	Version string
+	// Settings goes into the settings field, "a string with settings to
+	// be used by the post-processing" (COCO's observer option settings);
+	// empty by default.
+	Settings string
+}
+
+// Files lays out the runs of one algorithm as FilesWithHeader does, with
+// the .info header of COCO before 2.8: coco_version empty and no settings
+// field. Callers that know their version should use FilesWithHeader.
 func Files(algID, comment string, runs []*Run) ([]File, error) {
+	return layout(algID, comment, nil, runs)
+}
+
+// FilesWithHeader lays out the runs of one algorithm in COCO's bbob format
+// (see the package documentation): an .info file per function and a .dat,
+// .tdat and .rdat file per function and dimension, with the runs ordered
+// by function, dimension and instance whatever their order in runs. algID
+// is the algorithm's name (letters, digits and ._+- only, as it is quoted
+// in the .info files); comment goes on the comment line of each entry and
+// must be one line; h fills the coco_version and settings fields, which
+// must be one line without a single quote. It reports an error for a bad
+// name, comment or header field, a run without evaluations, and two runs
+// of the same problem instance.
+func FilesWithHeader(algID, comment string, h Header, runs []*Run) ([]File, error) {
+	return layout(algID, comment, &h, runs)
+}
+
+// layout writes the files of Files (h nil) and FilesWithHeader.
+func layout(algID, comment string, h *Header, runs []*Run) ([]File, error) {
 	if algID == "" || strings.IndexFunc(algID, badIDRune) >= 0 {
 		return nil, fmt.Errorf("coco: algorithm name %q: want letters, digits and ._+- only", algID)
 	}
 	if strings.ContainsAny(comment, "\r\n") {
 		return nil, fmt.Errorf("coco: the comment %q is not one line", comment)
+	}
+	var header string
+	if h != nil {
+		for _, field := range []struct{ name, v string }{{"version", h.Version}, {"settings", h.Settings}} {
+			if strings.ContainsAny(field.v, "\r\n'") {
+				return nil, fmt.Errorf("coco: the %s %q is not one line without a quote", field.name, field.v)
+			}
+		}
+		header = fmt.Sprintf("coco_version = '%s', logger = 'bbob', data_format = 'bbob-new2', settings = '%s'", h.Version, h.Settings)
+	} else {
+		header = "coco_version = '', logger = 'bbob', data_format = 'bbob-new2'"
 	}
 	sorted := slices.Clone(runs)
 	slices.SortStableFunc(sorted, func(a, b *Run) int {
@@ -56,8 +93,8 @@ func Files(algID, comment string, runs []*Run) ([]File, error) {
 		for dimRuns := range groups(fn, sameDim) {
 			f, d := dimRuns[0].Function, dimRuns[0].Dim
 			base := fmt.Sprintf("data_f%d/bbobexp_f%d_DIM%d", f, f, d)
-			fmt.Fprintf(&info, "suite = 'bbob', funcId = %d, DIM = %d, Precision = %.3e, algId = '%s', coco_version = '', logger = 'bbob', data_format = 'bbob-new2'\n",
-				f, d, FinalTarget, algID)
+			fmt.Fprintf(&info, "suite = 'bbob', funcId = %d, DIM = %d, Precision = %.3e, algId = '%s', %s\n",
+				f, d, FinalTarget, algID, header)
 			fmt.Fprintf(&info, "%% %s\n%s.dat", comment, base)
 			var dat, tdat, rdat bytes.Buffer
 			for _, r := range dimRuns {

@@ -120,7 +120,7 @@ func readData(t *testing.T, name, text string, dim int) (headers []string, runs 
 		}
 		fields := strings.Fields(line)
 		want := 5
-		if dim < 22 {
+		if dim < 7 {
 			want += dim
 		}
 		if len(fields) != want {
@@ -287,5 +287,24 @@ func TestFilesErrors(t *testing.T) {
 	}
 	if files, err := Files("a.b+c_1-2", "", []*Run{good}); err != nil || len(files) != 4 || path.Base(files[3].Path) != "bbobexp_f2.info" {
 		t.Errorf("a valid call: %d files, error %v", len(files), err)
+	}
+}
+
+// TestFilesWithHeader checks the coco_version and settings fields of the
+// .info header and the errors for fields that would break its quoting.
+func TestFilesWithHeader(t *testing.T) {
+	good := geometricRun(t, Problem{Function: 2, Instance: 1, Dim: 2, Fopt: 1}, 3, 0.5, 0)
+	files, err := FilesWithHeader("a", "c", Header{Version: "v1.2.3", Settings: "budget=1e4"}, []*Run{good})
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries := readInfo(t, string(files[len(files)-1].Data))
+	if len(entries) != 1 || entries[0].header["coco_version"] != "v1.2.3" || entries[0].header["settings"] != "budget=1e4" {
+		t.Errorf("header %v, want coco_version v1.2.3 and settings budget=1e4", entries[0].header)
+	}
+	for _, h := range []Header{{Version: "it's"}, {Settings: "a\nb"}, {Version: "x\r"}} {
+		if _, err := FilesWithHeader("a", "c", h, []*Run{good}); err == nil || !strings.HasPrefix(err.Error(), "coco: ") {
+			t.Errorf("%+v: error %v, want one starting with coco:", h, err)
+		}
 	}
 }

@@ -16,8 +16,9 @@ const (
 )
 
 // maxLoggedDim is the largest dimension whose data lines carry the point:
-// COCO's logger writes x only when d < 22.
-const maxLoggedDim = 21
+// COCO 2.8's logger writes x only when d < 7
+// (LOGGER_BBOB_NUMBER_OF_VARIABLES_THRESHOLD in logger_bbob.c).
+const maxLoggedDim = 6
 
 // Problem identifies one BBOB problem instance of a run.
 type Problem struct {
@@ -40,6 +41,7 @@ type Observer struct {
 	bestX    []float64 // the point of best
 	lowest   int       // lowest target level reached so far
 	trigger  evalTrigger
+	lastDat  bool // the last evaluation has a .dat line
 	lastTdat bool // the last evaluation has a .tdat line
 	restart  bool // an .rdat line is due at the next evaluation
 	finished bool
@@ -93,6 +95,7 @@ func (o *Observer) Observe(x []float64, f float64) {
 	}
 	r := &o.run
 	r.Evals++
+	o.lastDat = false
 	logged := f
 	switch {
 	case math.IsNaN(f):
@@ -109,6 +112,7 @@ func (o *Observer) Observe(x []float64, f float64) {
 		// level is reached; the targets passed get this evaluation count.
 		if lv := level(r.BestDelta); r.Evals == 1 || lv < o.lowest {
 			r.Dat = o.line(r.Dat, x, logged)
+			o.lastDat = true
 			for k := min(o.lowest-1, MaxTargetLevel); k >= max(lv, MinTargetLevel); k-- {
 				r.Hits[MaxTargetLevel-k] = r.Evals
 			}
@@ -134,12 +138,16 @@ func (o *Observer) Restart() {
 }
 
 // Finish ends the run and returns its record. After the last evaluation,
-// unless it had a .tdat line, a .tdat line with the best point and value is
-// added, as COCO's logger does when the problem is freed. Finish may be
-// called more than once; the Observer takes no more evaluations.
+// unless it had a .dat line, a .dat line with the best point and value (as
+// the measured value too) is added, and likewise a .tdat line, as COCO
+// 2.8's logger does when the problem is freed. Finish may be called more
+// than once; the Observer takes no more evaluations.
 func (o *Observer) Finish() *Run {
 	if !o.finished {
 		o.finished = true
+		if o.run.Evals > 0 && !o.lastDat {
+			o.run.Dat = o.line(o.run.Dat, o.bestX, o.best)
+		}
 		if o.run.Evals > 0 && !o.lastTdat {
 			o.run.Tdat = o.line(o.run.Tdat, o.bestX, o.best)
 		}
@@ -152,7 +160,7 @@ func (o *Observer) Finish() *Run {
 }
 
 // line appends one data line to dst: evaluations, constraint evaluations
-// (0), best Δ, the measured value f, the best value and, for d < 22, x.
+// (0), best Δ, the measured value f, the best value and, for d < 7, x.
 func (o *Observer) line(dst []byte, x []float64, f float64) []byte {
 	r := &o.run
 	dst = strconv.AppendInt(dst, int64(r.Evals), 10)

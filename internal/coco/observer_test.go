@@ -57,7 +57,7 @@ func TestObserverLines(t *testing.T) {
 		{[]float64{0.01, 0.02}, fopt + 1e-9},   // 6: below 1e-8: every target hit
 		{[]float64{-3, 4}, math.Inf(1)},        // 7: +Inf, logged as 3e21
 		{[]float64{0.5, 0.5}, fopt - 1},        // 8: below fopt: best becomes fopt, Δ = 0
-		{[]float64{0.0625, -0.0625}, fopt + 1}, // 9: no trigger: Finish adds the last .tdat line
+		{[]float64{0.0625, -0.0625}, fopt + 1}, // 9: no trigger: Finish adds the last .dat and .tdat lines
 	}
 	r := observe(t, p, evals, 4) // a restart signalled before evaluation 5
 	f6 := evals[5].f
@@ -66,7 +66,8 @@ func TestObserverLines(t *testing.T) {
 	wantDat := cLine(1, 500, fopt+500, fopt+500, 1, 2) +
 		cLine(3, 50, fopt+50, fopt+50, 0.25, 0.5) +
 		cLine(6, delta6, f6, f6, 0.01, 0.02) +
-		cLine(8, 0, fopt-1, fopt, 0.5, 0.5)
+		cLine(8, 0, fopt-1, fopt, 0.5, 0.5) +
+		cLine(9, 0, fopt, fopt, 0.5, 0.5) // the best point and value
 	// d = 2: .tdat at 1, 2, ..., 8 (⌊10^(i/20)⌋) and 2, 4 (d·{1,2}); not at 9.
 	wantTdat := cLine(1, 500, fopt+500, fopt+500, 1, 2) +
 		cLine(2, 500, fopt+600, fopt+500, 1.5, -2) +
@@ -105,14 +106,14 @@ func TestObserverLines(t *testing.T) {
 }
 
 // TestObserverLargeDim checks that the point is left out of the lines from
-// d = 22 on, as COCO does, and kept at d = 21.
+// d = 7 on, as COCO 2.8 does, and kept at d = 6.
 func TestObserverLargeDim(t *testing.T) {
-	for _, d := range []int{21, 22} {
+	for _, d := range []int{6, 7} {
 		x := make([]float64, d)
 		r := observe(t, Problem{Function: 1, Instance: 1, Dim: d, Fopt: 0}, []evaluation{{x, 3}})
 		for _, line := range strings.Split(strings.TrimSpace(string(r.Dat)+string(r.Tdat)), "\n") {
 			want := 5
-			if d < 22 {
+			if d < 7 {
 				want += d
 			}
 			if got := len(strings.Fields(line)); got != want {
@@ -234,5 +235,29 @@ func TestRunTextRoundTrip(t *testing.T) {
 		if !reflect.DeepEqual(before, back) {
 			t.Errorf("%s: a failed UnmarshalText changed the run", name)
 		}
+	}
+}
+
+// TestObserverLastLine checks the last .dat and .tdat lines of Finish: none
+// when the last evaluation had its own line, one with the best point and
+// value otherwise, and only once when Finish is called again.
+func TestObserverLastLine(t *testing.T) {
+	p := Problem{Function: 1, Instance: 1, Dim: 2, Fopt: 0}
+	// Evaluation 3 (d = 2: a .tdat line at 3) reaches a new target.
+	r := observe(t, p, []evaluation{{[]float64{1, 1}, 100}, {[]float64{2, 2}, 200}, {[]float64{0, 0.5}, 1}})
+	if n := strings.Count(string(r.Dat), "\n"); n != 2 {
+		t.Errorf(".dat has %d lines, want 2 (no last line after a logged evaluation):\n%s", n, r.Dat)
+	}
+	o, err := NewObserver(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range []evaluation{{[]float64{1, 1}, 100}, {[]float64{2, 2}, 200}} {
+		o.Observe(e.x, e.f)
+	}
+	o.Finish()
+	r = o.Finish()
+	if want := cLine(1, 100, 100, 100, 1, 1) + cLine(2, 100, 100, 100, 1, 1); string(r.Dat) != want {
+		t.Errorf(".dat lines:\n%s\nwant\n%s", r.Dat, want)
 	}
 }
