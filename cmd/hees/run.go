@@ -16,7 +16,7 @@ import (
 
 	"github.com/hees-dev/hees/es"
 	"github.com/hees-dev/hees/internal/atomicfile"
-	"github.com/hees-dev/hees/internal/extproc"
+	"github.com/hees-dev/hees/extproc"
 	"github.com/hees-dev/hees/objectives"
 )
 

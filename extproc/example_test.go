@@ -7,7 +7,7 @@ import (
 	"log"
 	"time"
 
-	"github.com/hees-dev/hees/internal/extproc"
+	"github.com/hees-dev/hees/extproc"
 )
 
 func ExampleStart() {
