@@ -11,7 +11,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"sync"
 	"time"
 
 	"github.com/hees-dev/hees/es"
@@ -339,11 +338,13 @@ func execute(ctx context.Context, name string, rs *runSettings, problem objectiv
 		cp.trace = opt.Trace
 	}
 	var eval es.Problem = problem
-	var external *externalProblem
+	var pool *extproc.Pool
 	if rs.Command != "" {
-		// The processes are killed at once by Ctrl-C: the generation under
-		// way is abandoned anyway (Minimize never tells part of one).
-		pool, err := extproc.Start(ctx, rs.Command, rs.Workers, extproc.Options{EvalTimeout: rs.EvalTimeout})
+		// Minimize cancels the evaluations in progress, which kills their
+		// processes, when the run stops: the generation under way is
+		// abandoned anyway (Minimize never tells part of one).
+		var err error
+		pool, err = extproc.Start(ctx, rs.Command, rs.Workers, extproc.Options{EvalTimeout: rs.EvalTimeout})
 		if err != nil {
 			status := report(stderr, name, err)
 			if !cp.discardIfNew() {
@@ -351,8 +352,7 @@ func execute(ctx context.Context, name string, rs *runSettings, problem objectiv
 			}
 			return status
 		}
-		external = &externalProblem{pool: pool, ctx: ctx}
-		eval = external
+		eval = es.FuncContext(pool.EvalContext)
 	}
 
 	res, runErr := es.Minimize(ctx, eval, s, opt)
@@ -360,8 +360,8 @@ func execute(ctx context.Context, name string, rs *runSettings, problem objectiv
 		bar.finish()
 	}
 	var failures []error
-	if external != nil {
-		failures, runErr = external.close(&res, runErr)
+	if pool != nil {
+		failures, runErr = closeExternal(ctx, pool, runErr)
 	}
 	if runErr != nil {
 		failures = append(failures, runErr)
@@ -488,57 +488,19 @@ func printSummary(w io.Writer, rep *runReport, res es.Result) {
 	fmt.Fprintf(w, "time         %v\n", res.Elapsed.Round(time.Millisecond))
 }
 
-// externalProblem evaluates points with an external program.
-//
-// es.Problem.Eval has no error result, and a generation with a value
-// missing must not be told to the strategy. So on a failed evaluation Eval
-// records the error and panics: Minimize turns the panic into an abandoned
-// generation (the strategy never sees it) and stops with
-// ReasonObjectiveError, and runFlags.run reports the recorded error, which
-// names the point and the program's standard error.
-type externalProblem struct {
-	pool *extproc.Pool
-	ctx  context.Context // canceled by Ctrl-C, which also kills the processes
-
-	mu     sync.Mutex
-	failed error
-}
-
-// Eval implements es.Problem.
-func (e *externalProblem) Eval(x []float64) float64 {
-	f, err := e.pool.Eval(x)
-	if err != nil {
-		e.mu.Lock()
-		if e.failed == nil && e.ctx.Err() == nil {
-			e.failed = err
-		}
-		e.mu.Unlock()
-		panic(err)
-	}
-	return f
-}
-
-// close closes the pool after Minimize returned res and runErr, and says
-// how the run ended: with a failure of the program (res.Reason becomes
-// ReasonObjectiveError and runErr, the panic that carried the failure out
-// of Eval, is replaced by the failure itself), with a Ctrl-C that killed
-// evaluations under way (ReasonCanceled, no error), or normally, when a
-// program that did not exit cleanly is the only failure. It returns the
-// failures to report and what is left of runErr.
-func (e *externalProblem) close(res *es.Result, runErr error) ([]error, error) {
-	closeErr := e.pool.Close()
-	e.mu.Lock()
-	failed := e.failed
-	e.mu.Unlock()
+// closeExternal closes the pool of the external program after Minimize
+// returned runErr, and returns the failures to report and what is
+// left of runErr: a failed evaluation is reported by the program's own
+// error (which names the point and the program's standard error), and a
+// program that did not exit cleanly is a failure of a run that ended
+// normally.
+func closeExternal(ctx context.Context, pool *extproc.Pool, runErr error) ([]error, error) {
+	closeErr := pool.Close()
 	var objErr *es.ObjectiveError
 	switch {
-	case failed != nil:
-		res.Reason = es.ReasonObjectiveError
-		return []error{failed}, nil
-	case e.ctx.Err() != nil && errors.As(runErr, &objErr):
-		res.Reason = es.ReasonCanceled
-		return nil, nil
-	case closeErr != nil && e.ctx.Err() == nil:
+	case errors.As(runErr, &objErr) && objErr.Err != nil:
+		return []error{objErr.Err}, nil
+	case closeErr != nil && ctx.Err() == nil:
 		return []error{fmt.Errorf("the program did not end cleanly: %w", closeErr)}, runErr
 	}
 	return nil, runErr
