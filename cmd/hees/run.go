@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/hees-dev/hees/es"
-	"github.com/hees-dev/hees/internal/atomicfile"
 	"github.com/hees-dev/hees/extproc"
+	"github.com/hees-dev/hees/internal/atomicfile"
 	"github.com/hees-dev/hees/objectives"
 )
 
