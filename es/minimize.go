@@ -124,6 +124,9 @@ type Progress struct {
 	Restarts int
 	// Elapsed is the wall-clock time since Minimize started.
 	Elapsed time.Duration
+	// Stop is the reason the run stops right after this generation, a
+	// value of -Inf or the target, and "" when it goes on.
+	Stop Reason
 }
 
 // Result is the outcome of Minimize.
@@ -311,6 +314,7 @@ func Minimize(ctx context.Context, p Problem, s Strategy, opt Options) (Result, 
 				Best:           best,
 				Restarts:       run.Restarts(),
 				Elapsed:        time.Since(start),
+				Stop:           run.Reason(),
 			})
 		}
 		if run.Reason() != "" {

@@ -230,7 +230,7 @@ func (j benchJob) recordPath(out string) string {
 // "ipop-<algo>" with restarts.
 func (b *bench) label(algo string) string {
 	if b.ipop {
-		return "ipop-" + algo
+		return es.IPOPName(algo)
 	}
 	return algo
 }

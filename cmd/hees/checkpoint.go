@@ -271,32 +271,17 @@ func (c *checkpointer) close() {
 
 // afterGeneration is called after every generation of the run (through
 // es.Options.Progress) and writes a checkpoint every Every generations. A
-// failed write stops the run through cancel.
-//
-// es.Minimize checks -Inf and the target after the generation is told
-// (and after this call): a checkpoint of a generation that meets them
-// records the stop, so that hees resume does not go on past it.
+// failed write stops the run through cancel. A checkpoint of a generation
+// after which the run stops (pr.Stop: -Inf or the target) records the
+// stop, so that hees resume does not go on past it.
 func (c *checkpointer) afterGeneration(pr es.Progress, cancel context.CancelFunc) {
 	if c.err != nil || pr.Generation%c.file.Every != 0 {
 		return
 	}
-	if err := c.write(pr.Strategy, stopAfter(pr, c.file.Run.Target)); err != nil {
+	if err := c.write(pr.Strategy, pr.Stop); err != nil {
 		c.err = err
 		cancel()
 	}
-}
-
-// stopAfter returns the reason es.Minimize stops for right after the
-// generation that pr describes, given target (nil: none): -Inf, or a value
-// at the target; "" when it goes on.
-func stopAfter(pr es.Progress, target *float64) es.Reason {
-	switch {
-	case math.IsInf(pr.GenerationBest, -1):
-		return es.ReasonMinusInf
-	case target != nil && pr.GenerationBest <= *target:
-		return es.ReasonTarget
-	}
-	return ""
 }
 
 // finish writes the checkpoint of the strategy s once es.Minimize returned
@@ -437,10 +422,7 @@ func parseCheckpoint(payload []byte) (*checkpointState, error) {
 // problem allocate more than the file's size.
 func (st *checkpointState) check() error {
 	f, rs, s := &st.file, &st.file.Run, st.strategy
-	wantName := rs.Algo
-	if rs.Restarts == "ipop" {
-		wantName = "ipop-" + rs.Algo
-	}
+	wantName := strategyName(rs.Algo, rs.Restarts)
 	switch {
 	case !slices.Contains(es.Names(), rs.Algo):
 		return fmt.Errorf("unknown algorithm %q", rs.Algo)
@@ -482,37 +464,33 @@ func unmarshalStrict(data []byte, v any) error {
 	return nil
 }
 
-// restoreStrategy restores a strategy from its MarshalBinary state: an
-// IPOP wrapper with restarts "ipop" (es.Load restores plain strategies
-// only), a plain strategy with "none".
+// restoreStrategy restores a strategy from its MarshalBinary state, once
+// restarts is known to be "none" or "ipop"; the caller checks its name
+// (strategyName).
 func restoreStrategy(restarts string, state []byte) (es.Strategy, error) {
-	switch restarts {
-	case "ipop":
-		w := new(es.IPOP)
-		if err := w.UnmarshalBinary(state); err != nil {
-			return nil, err
-		}
-		return w, nil
-	case "none":
-		return es.Load(state)
+	if restarts != "none" && restarts != "ipop" {
+		return nil, fmt.Errorf("restarts %q", restarts)
 	}
-	return nil, fmt.Errorf("restarts %q", restarts)
+	return es.Load(state)
 }
 
-// restartsOf returns the restart count of s (IPOP), 0 for a strategy that
-// does not restart.
-func restartsOf(s es.Strategy) int {
-	if r, ok := s.(interface{ Restarts() int }); ok {
-		return r.Restarts()
+// strategyName is the name of the strategy that algo runs with restarts
+// "none" or "ipop".
+func strategyName(algo, restarts string) string {
+	if restarts == "ipop" {
+		return es.IPOPName(algo)
 	}
-	return 0
+	return algo
 }
 
 // finishedResult is the result of a run whose checkpoint recorded that it
-// stopped for reason: what es.Minimize returned at that point, since
-// Minimize's best point is the strategy's and a run that stops normally
-// abandons no evaluation.
-func finishedResult(s es.Strategy, reason es.Reason) es.Result {
-	x, f := s.Best()
-	return es.Result{X: x, F: f, Evals: s.Evals(), Generations: s.Generation(), Restarts: restartsOf(s), Reason: reason}
+// stopped for reason: what es.Minimize returned at that point, since a run
+// that stops normally abandons no evaluation.
+func finishedResult(s es.Strategy, reason es.Reason) (es.Result, error) {
+	run, err := es.NewRun(s, es.Limits{})
+	if err != nil {
+		return es.Result{}, err
+	}
+	run.Stop(reason, nil, nil)
+	return run.Result(), nil
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
-	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -213,7 +212,7 @@ func checkpointEveryGeneration(t *testing.T, path string, rs *runSettings) ([][]
 		if err := cp.appendTrace(); err != nil {
 			t.Fatal(err)
 		}
-		data, err := cp.encode(pr.Strategy, stopAfter(pr, rs.Target))
+		data, err := cp.encode(pr.Strategy, pr.Stop)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -234,9 +233,9 @@ func checkpointEveryGeneration(t *testing.T, path string, rs *runSettings) ([][]
 }
 
 // TestCheckpointRecordsStop checks the stop recorded by a checkpoint
-// written after a generation: -Inf and a value at the target end the run,
-// since es.Minimize stops right after such a generation, and nothing else
-// does; and that checkpoints are written every Every generations only.
+// written after a generation: the reason es.Minimize stops for right after
+// it (Progress.Stop: -Inf or the target, es.TestRunStopsAfterGeneration),
+// and that checkpoints are written every Every generations only.
 func TestCheckpointRecordsStop(t *testing.T) {
 	dir := t.TempDir()
 	s, err := es.New("hees", es.Config{Dim: 3, Seed: 1})
@@ -252,20 +251,17 @@ func TestCheckpointRecordsStop(t *testing.T) {
 	defer cp.close()
 	for _, c := range []struct {
 		generation int
-		best       float64
+		stop       es.Reason
 		written    bool
-		want       es.Reason
 	}{
-		{4, 0.75, true, ""},
-		{8, math.NaN(), true, ""},
-		{12, 0.5, true, es.ReasonTarget},
-		{16, -1, true, es.ReasonTarget},
-		{20, math.Inf(-1), true, es.ReasonMinusInf},
-		{21, 0.25, false, ""},
-		{22, math.Inf(-1), false, ""},
+		{4, "", true},
+		{12, es.ReasonTarget, true},
+		{20, es.ReasonMinusInf, true},
+		{21, "", false},
+		{22, es.ReasonMinusInf, false},
 	} {
 		before := readFile(t, path)
-		cp.afterGeneration(es.Progress{Strategy: s, Generation: c.generation, GenerationBest: c.best}, func() { t.Fatal("canceled") })
+		cp.afterGeneration(es.Progress{Strategy: s, Generation: c.generation, Stop: c.stop}, func() { t.Fatal("canceled") })
 		after := readFile(t, path)
 		if written := !bytes.Equal(before, after); written != c.written {
 			t.Errorf("generation %d: written %v, want %v (every 4)", c.generation, written, c.written)
@@ -277,21 +273,9 @@ func TestCheckpointRecordsStop(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if st.file.Stop != c.want {
-			t.Errorf("generation %d, best %v: stop %q, want %q", c.generation, c.best, st.file.Stop, c.want)
+		if st.file.Stop != c.stop {
+			t.Errorf("generation %d: stop %q, want %q", c.generation, st.file.Stop, c.stop)
 		}
-	}
-
-	// Without a target, a value above -Inf never stops the run.
-	rs.Target = nil
-	cp2, err := createCheckpoint(context.Background(), filepath.Join(dir, "cp2.hees"), 1, &rs, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cp2.close()
-	cp2.afterGeneration(es.Progress{Strategy: s, Generation: 1, GenerationBest: -1e300}, func() { t.Fatal("canceled") })
-	if st, err := decodeCheckpoint(readFile(t, filepath.Join(dir, "cp2.hees"))); err != nil || st.file.Stop != "" {
-		t.Errorf("no target: stop %q, err %v; want none", st.file.Stop, err)
 	}
 }
 
@@ -359,7 +343,7 @@ func TestResumeBadFiles(t *testing.T) {
 		{"bad json", badJSON, `hees resume: DIR/bad json: bad checkpoint: unexpected EOF`, exitFailure},
 		{"unknown field", unknownField, `hees resume: DIR/unknown field: bad checkpoint: json: unknown field "runs"`, exitFailure},
 		{"bad strategy", reencode(func(c *checkpointState) { c.file.Run.Restarts = "ipop" }),
-			`hees resume: DIR/bad strategy: bad checkpoint: es: saved state is of strategy "hees", cannot restore it into "ipop"`, exitFailure},
+			`hees resume: DIR/bad strategy: bad checkpoint: the strategy is hees in 3 dimensions, the settings say ipop-hees in 3`, exitFailure},
 		{"wrong dim", reencode(func(c *checkpointState) { c.file.Run.Dim = 4 }),
 			`hees resume: DIR/wrong dim: bad checkpoint: the strategy is hees in 3 dimensions, the settings say hees in 4`, exitFailure},
 		{"no problem", reencode(func(c *checkpointState) { c.file.Run.Problem = "" }),

@@ -316,8 +316,11 @@ func (e *fig2Experiment) oneRun(name string, seed uint64, its []int) (fig2Run, e
 		traceMinusD: make([]float64, len(its)),
 		fBest:       make([]float64, len(its)),
 	}
+	run, err := es.NewRun(s, es.Limits{})
+	if err != nil {
+		return fig2Run{}, err
+	}
 	var (
-		pop    linalg.Dense
 		cov    linalg.Dense
 		eig    linalg.EigenSym
 		values []float64
@@ -326,18 +329,19 @@ func (e *fig2Experiment) oneRun(name string, seed uint64, its []int) (fig2Run, e
 	next := 0 // index into its of the next iteration to record
 	// Generation 0 evaluates the initial mean; iteration t is generation t.
 	for gen := 0; gen <= e.iters; gen++ {
-		if reason := s.Stop(); reason != "" {
-			return r, fmt.Errorf("%s run with seed %d stopped at iteration %d of %d: %s (try fewer -iters)", name, seed, gen-1, e.iters, reason)
-		}
-		if err := s.Ask(&pop); err != nil {
+		pop, err := run.Ask()
+		if err != nil {
 			return r, fmt.Errorf("%s run with seed %d: %w", name, seed, err)
+		}
+		if pop == nil {
+			return r, fmt.Errorf("%s run with seed %d stopped at iteration %d of %d: %s (try fewer -iters)", name, seed, gen-1, e.iters, run.Reason())
 		}
 		rows, _ := pop.Dims()
 		f = slices.Grow(f[:0], rows)[:rows]
 		for k := range rows {
 			f[k] = sphere.Eval(pop.RawRow(k))
 		}
-		if err := s.Tell(f); err != nil {
+		if err := run.Tell(f); err != nil {
 			return r, fmt.Errorf("%s run with seed %d: %w", name, seed, err)
 		}
 		if gen != its[next] {
@@ -594,22 +598,24 @@ func (e *conditionExperiment) oneRun(name string, cond float64, seed uint64) (co
 	if err != nil {
 		return conditionRun{}, err
 	}
-	var (
-		pop linalg.Dense
-		f   []float64
-	)
+	// The run stops by the strategy's criteria or before a generation that
+	// would exceed the budget; the target is checked here, since the
+	// experiment counts the evaluations up to the first value at or below
+	// it.
+	run, err := es.NewRun(s, es.Limits{MaxEvals: e.budget})
+	if err != nil {
+		return conditionRun{}, err
+	}
+	var f []float64
 	for {
-		if reason := s.Stop(); reason != "" {
-			return e.result(s, reason), nil
-		}
-		if err := s.Ask(&pop); err != nil {
+		pop, err := run.Ask()
+		if err != nil {
 			return conditionRun{}, fmt.Errorf("%s on %s, seed %d: %w", name, p.Name(), seed, err)
 		}
-		rows, _ := pop.Dims()
-		if s.Evals()+rows > e.budget {
-			// As es.Minimize: no generation is evaluated in part.
-			return e.result(s, es.ReasonMaxEvals), nil
+		if pop == nil {
+			return e.result(s, run.Reason()), nil
 		}
+		rows, _ := pop.Dims()
 		f = slices.Grow(f[:0], rows)[:rows]
 		hit := -1
 		for k := range rows {
@@ -619,7 +625,7 @@ func (e *conditionExperiment) oneRun(name string, cond float64, seed uint64) (co
 			}
 		}
 		before := s.Evals()
-		if err := s.Tell(f); err != nil {
+		if err := run.Tell(f); err != nil {
 			return conditionRun{}, fmt.Errorf("%s on %s, seed %d: %w", name, p.Name(), seed, err)
 		}
 		if hit >= 0 {

@@ -65,7 +65,10 @@ func runResume(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		rs.Workers = *workers
 	}
 	if st.file.Stop != "" {
-		res := finishedResult(st.strategy, st.file.Stop)
+		res, err := finishedResult(st.strategy, st.file.Stop)
+		if err != nil {
+			return report(stderr, name, err)
+		}
 		res.Elapsed = st.file.Elapsed
 		return printResult(name, rs, st.problem, st.strategy, res, nil, cp, out, stdout, stderr)
 	}

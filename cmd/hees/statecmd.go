@@ -8,7 +8,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -103,19 +102,34 @@ type sessionFile struct {
 // session is an ask/tell run in memory.
 type session struct {
 	file sessionFile
-	s    es.Strategy
+	run  *es.Run
+	s    es.Strategy     // the run's strategy
 	told map[int]float64 // values told in the current generation, by row
-	pop  linalg.Dense    // the current generation's candidates; empty once stopped
+	pop  *linalg.Dense   // the current generation's candidates; nil once stopped
 }
 
 // newSession starts a run of strategy s.
 func newSession(sf *strategyFlags, s es.Strategy, maxEvals int, target *float64) (*session, error) {
 	ss := &session{
 		file: sessionFile{Algo: sf.algo, Restarts: sf.restarts, Seed: sf.seed, MaxEvals: maxEvals, Target: target},
-		s:    s,
 		told: map[int]float64{},
 	}
-	return ss, ss.prepare()
+	return ss, ss.start(s)
+}
+
+// start makes the session a run of s with its budget and target, stopped
+// already when the file records a stop, and asks for the current
+// generation's candidates.
+func (ss *session) start(s es.Strategy) error {
+	run, err := es.NewRun(s, es.Limits{MaxEvals: ss.file.MaxEvals, Target: ss.file.Target})
+	if err != nil {
+		return err
+	}
+	ss.run, ss.s = run, s
+	if ss.file.Stop != "" {
+		run.Stop(ss.file.Stop, nil, nil)
+	}
+	return ss.prepare()
 }
 
 // missingState returns the usageError of a state file that does not
@@ -167,25 +181,20 @@ func parseSession(payload []byte) (*session, error) {
 // restore rebuilds the strategy and the told values from ss.file, and
 // checks that they agree.
 func (ss *session) restore() error {
-	var err error
-	ss.s, err = restoreStrategy(ss.file.Restarts, ss.file.Strategy)
+	s, err := restoreStrategy(ss.file.Restarts, ss.file.Strategy)
 	if err != nil {
 		return err
 	}
-	wantName := ss.file.Algo
-	if ss.file.Restarts == "ipop" {
-		wantName = "ipop-" + ss.file.Algo
-	}
-	if ss.s.Name() != wantName {
-		return fmt.Errorf("the strategy is %s, the settings say %s", ss.s.Name(), wantName)
+	if want := strategyName(ss.file.Algo, ss.file.Restarts); s.Name() != want {
+		return fmt.Errorf("the strategy is %s, the settings say %s", s.Name(), want)
 	}
 	if ss.file.MaxEvals < 0 {
 		return fmt.Errorf("max_evals %d is negative", ss.file.MaxEvals)
 	}
-	if err := ss.prepare(); err != nil {
+	if err := ss.start(s); err != nil {
 		return err
 	}
-	rows, _ := ss.pop.Dims()
+	rows := ss.rows()
 	for row, text := range ss.file.Told {
 		v, err := strconv.ParseFloat(text, 64)
 		if err != nil && !errors.Is(err, strconv.ErrRange) {
@@ -199,24 +208,15 @@ func (ss *session) restore() error {
 	return nil
 }
 
-// prepare asks for the current generation's candidates, unless the run has
-// stopped: by a reason recorded earlier, by the strategy's own criteria, or
-// because the generation would exceed the budget (the checks of
-// es.Minimize, in its order).
+// prepare asks the run for the current generation's candidates, unless it
+// has stopped (by a reason recorded earlier, the strategy's own criteria,
+// or because the generation would exceed the budget), and records its stop.
 func (ss *session) prepare() error {
-	if ss.file.Stop == "" {
-		ss.file.Stop = ss.s.Stop()
-	}
-	if ss.file.Stop != "" {
-		return nil
-	}
-	if err := ss.s.Ask(&ss.pop); err != nil {
+	pop, err := ss.run.Ask()
+	if err != nil {
 		return err
 	}
-	if rows, _ := ss.pop.Dims(); ss.file.MaxEvals > 0 && ss.s.Evals()+rows > ss.file.MaxEvals {
-		ss.file.Stop = es.ReasonMaxEvals
-		ss.pop = linalg.Dense{}
-	}
+	ss.pop, ss.file.Stop = pop, ss.run.Reason()
 	return nil
 }
 
@@ -246,6 +246,9 @@ func (ss *session) payload() ([]byte, error) {
 // rows is the number of candidates of the current generation (0 once the
 // run has stopped).
 func (ss *session) rows() int {
+	if ss.pop == nil {
+		return 0
+	}
 	r, _ := ss.pop.Dims()
 	return r
 }
@@ -270,8 +273,8 @@ func parseID(id string) (gen, row int, ok bool) {
 }
 
 // apply records the values of told (by row, all of the current generation
-// and not told before) and tells the strategy once the generation is
-// complete; then it checks for -Inf and the target, and asks for the next
+// and not told before) and tells the run once the generation is complete,
+// which checks for -Inf and the target; then it asks for the next
 // generation.
 func (ss *session) apply(values map[int]float64) error {
 	for row, v := range values {
@@ -285,19 +288,10 @@ func (ss *session) apply(values map[int]float64) error {
 	for row, v := range ss.told {
 		f[row] = v
 	}
-	if err := ss.s.Tell(f); err != nil {
+	if err := ss.run.Tell(f); err != nil {
 		return err
 	}
 	ss.told = map[int]float64{}
-	ss.pop = linalg.Dense{}
-	for _, v := range f {
-		switch {
-		case math.IsInf(v, -1):
-			ss.file.Stop = es.ReasonMinusInf
-		case ss.file.Stop == "" && ss.file.Target != nil && v <= *ss.file.Target:
-			ss.file.Stop = es.ReasonTarget
-		}
-	}
 	return ss.prepare()
 }
 
@@ -617,7 +611,7 @@ func runStatus(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		FBest:      jsonFloat(f),
 		StopReason: ss.file.Stop,
 	}
-	rep.Restarts = restartsOf(ss.s)
+	rep.Restarts = ss.run.Restarts()
 	for _, v := range x {
 		rep.XBest = append(rep.XBest, jsonFloat(v))
 	}
