@@ -18,6 +18,7 @@ import (
 	"github.com/hees-dev/hees/es"
 	"github.com/hees-dev/hees/internal/atomicfile"
 	"github.com/hees-dev/hees/internal/svgplot"
+	"github.com/hees-dev/hees/internal/workpool"
 	"github.com/hees-dev/hees/internal/xmath"
 	"github.com/hees-dev/hees/linalg"
 	"github.com/hees-dev/hees/objectives"
@@ -257,7 +258,7 @@ func (e *fig2Experiment) run(stdout, stderr io.Writer) int {
 	}
 	its := e.recordedIterations()
 	runs := make([]fig2Run, len(fig2Strategies)*e.runs)
-	err = runJobs(context.Background(), len(runs), poolSize(e.workers, len(runs)), func(_ context.Context, i int) error {
+	err = workpool.Run(context.Background(), len(runs), workpool.Size(e.workers, len(runs)), func(_ context.Context, i int) error {
 		var err error
 		runs[i], err = e.oneRun(fig2Strategies[i/e.runs].name, uint64(i%e.runs+1), its)
 		return err
@@ -556,7 +557,7 @@ func (e *conditionExperiment) run(stdout, stderr io.Writer) int {
 	}
 	perStrategy := len(conditionNumbers) * e.runs
 	runs := make([]conditionRun, len(conditionStrategies)*perStrategy)
-	err = runJobs(context.Background(), len(runs), poolSize(e.workers, len(runs)), func(_ context.Context, i int) error {
+	err = workpool.Run(context.Background(), len(runs), workpool.Size(e.workers, len(runs)), func(_ context.Context, i int) error {
 		name := conditionStrategies[i/perStrategy]
 		cond := conditionNumbers[i%perStrategy/e.runs]
 		var err error
