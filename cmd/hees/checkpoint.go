@@ -12,11 +12,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/hees-dev/hees/es"
 	"github.com/hees-dev/hees/internal/atomicfile"
+	"github.com/hees-dev/hees/internal/session"
 	"github.com/hees-dev/hees/internal/statefile"
 	"github.com/hees-dev/hees/objectives"
 )
@@ -108,29 +108,9 @@ func lockCheckpoint(ctx context.Context, path string) (func() error, error) {
 		return nil, fmt.Errorf("%s is in use by another hees process (%s is locked)", path, path+".lock")
 	}
 	if err == nil {
-		removeStaleTemps(path)
+		statefile.RemoveStaleTemps(path)
 	}
 	return unlock, err
-}
-
-// removeStaleTemps removes the temporary files that a process killed while
-// replacing the file at path left behind (atomicfile.WriteFile names them
-// .NAME.*.tmp). The caller holds the lock of path, under which every write
-// of path happens, so no other process is writing one of them.
-func removeStaleTemps(path string) {
-	dir, name := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return // best effort: a leftover is harmless, only clutter
-	}
-	for _, e := range entries {
-		if n := e.Name(); strings.HasPrefix(n, "."+name+".") && strings.HasSuffix(n, ".tmp") && e.Type().IsRegular() {
-			os.Remove(filepath.Join(dir, n))
-		}
-	}
 }
 
 // createCheckpoint starts the checkpoints of a new run of s with the
@@ -402,10 +382,10 @@ func decodeCheckpoint(data []byte) (*checkpointState, error) {
 // and checks that the settings agree with it.
 func parseCheckpoint(payload []byte) (*checkpointState, error) {
 	st := new(checkpointState)
-	if err := unmarshalStrict(payload, &st.file); err != nil {
+	if err := statefile.UnmarshalJSON(payload, &st.file); err != nil {
 		return nil, fmt.Errorf("bad checkpoint: %v", err)
 	}
-	s, err := restoreStrategy(st.file.Run.Restarts, st.file.Strategy)
+	s, err := session.RestoreStrategy(st.file.Run.Restarts, st.file.Strategy)
 	if err != nil {
 		return nil, fmt.Errorf("bad checkpoint: %v", err)
 	}
@@ -422,7 +402,7 @@ func parseCheckpoint(payload []byte) (*checkpointState, error) {
 // problem allocate more than the file's size.
 func (st *checkpointState) check() error {
 	f, rs, s := &st.file, &st.file.Run, st.strategy
-	wantName := strategyName(rs.Algo, rs.Restarts)
+	wantName := session.StrategyName(rs.Algo, rs.Restarts)
 	switch {
 	case !slices.Contains(es.Names(), rs.Algo):
 		return fmt.Errorf("unknown algorithm %q", rs.Algo)
@@ -448,39 +428,6 @@ func (st *checkpointState) check() error {
 		st.problem = p
 	}
 	return nil
-}
-
-// unmarshalStrict decodes the JSON object data into v, rejecting unknown
-// fields and anything after the object.
-func unmarshalStrict(data []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return errors.New("data after the JSON object")
-	}
-	return nil
-}
-
-// restoreStrategy restores a strategy from its MarshalBinary state, once
-// restarts is known to be "none" or "ipop"; the caller checks its name
-// (strategyName).
-func restoreStrategy(restarts string, state []byte) (es.Strategy, error) {
-	if restarts != "none" && restarts != "ipop" {
-		return nil, fmt.Errorf("restarts %q", restarts)
-	}
-	return es.Load(state)
-}
-
-// strategyName is the name of the strategy that algo runs with restarts
-// "none" or "ipop".
-func strategyName(algo, restarts string) string {
-	if restarts == "ipop" {
-		return es.IPOPName(algo)
-	}
-	return algo
 }
 
 // finishedResult is the result of a run whose checkpoint recorded that it

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/hees-dev/hees/internal/session"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -264,7 +265,7 @@ func TestKillTell(t *testing.T) {
 
 			// Old or new state, never torn.
 			after := readFile(t, path)
-			ss, err := decodeSession(after)
+			ss, err := session.Decode(after)
 			if err != nil {
 				t.Fatalf("%s: the state after the kill does not decode: %v", c.id, err)
 			}
@@ -273,7 +274,7 @@ func TestKillTell(t *testing.T) {
 				if killed {
 					killedAfterWrite++
 				}
-				if v, ok := ss.told[row]; ss.s.Generation() == gen && (!ok || v != f[row]) {
+				if v, ok := ss.Told(row); ss.Strategy().Generation() == gen && (!ok || v != f[row]) {
 					t.Fatalf("%s: the state changed but does not hold the value told", c.id)
 				}
 			}
