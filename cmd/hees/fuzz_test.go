@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/hees-dev/hees/internal/checkpoint"
 	"github.com/hees-dev/hees/internal/session"
 	"math"
 	"os"
@@ -263,21 +264,21 @@ func FuzzCheckpointDecode(f *testing.F) {
 				t.Fatalf("error %q names no cause", err)
 			}
 		}
-		for _, decode := range []func([]byte) (*checkpointState, error){decodeCheckpoint, parseCheckpoint} {
+		for _, decode := range []func([]byte) (*checkpoint.State, error){checkpoint.Decode, checkpoint.Parse} {
 			st, err := decode(data)
 			if err != nil {
 				checkDecodeError("checkpoint", err)
 				continue
 			}
-			encoded, err := st.encode()
+			encoded, err := encodeState(st)
 			if err != nil {
 				t.Fatalf("a decoded checkpoint does not encode: %v", err)
 			}
-			back, err := decodeCheckpoint(encoded)
+			back, err := checkpoint.Decode(encoded)
 			if err != nil {
 				t.Fatalf("an encoded checkpoint does not decode: %v", err)
 			}
-			again, err := back.encode()
+			again, err := encodeState(back)
 			if err != nil || !bytes.Equal(again, encoded) {
 				t.Fatalf("a checkpoint does not decode and encode to the same bytes (%v)", err)
 			}
@@ -347,12 +348,12 @@ func decodeSeeds(tb testing.TB) []decodeSeed {
 		}
 		if c.name != "checkpoint_finished" {
 			// A run that can go on, as a signal leaves it.
-			st, err := decodeCheckpoint(data)
+			st, err := checkpoint.Decode(data)
 			if err != nil {
 				tb.Fatal(err)
 			}
-			st.file.Stop = ""
-			if data, err = st.encode(); err != nil {
+			st.File.Stop = ""
+			if data, err = encodeState(st); err != nil {
 				tb.Fatal(err)
 			}
 		}
@@ -364,13 +365,13 @@ func decodeSeeds(tb testing.TB) []decodeSeed {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	rs := runSettings{Algo: "hees14", Restarts: "none", Seed: 4, Command: "./sim --fast", Dim: 2, MaxEvals: 50, Workers: 3,
+	rs := checkpoint.Settings{Algo: "hees14", Restarts: "none", Seed: 4, Command: "./sim --fast", Dim: 2, MaxEvals: 50, Workers: 3,
 		EvalTimeout: 5e9, TraceEvery: 1}
-	cp, err := createCheckpoint(tb.Context(), filepath.Join(dir, "cmd.hees"), 7, &rs, s)
+	cp, err := checkpoint.Create(tb.Context(), filepath.Join(dir, "cmd.hees"), 7, &rs, s)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	cp.close()
+	cp.Close()
 	data, err := os.ReadFile(filepath.Join(dir, "cmd.hees"))
 	if err != nil {
 		tb.Fatal(err)
@@ -471,9 +472,9 @@ func TestFuzzSeeds(t *testing.T) {
 				_, decodeErr = session.Decode([]byte(data))
 			}
 		} else if strings.HasSuffix(s.name, "_payload") {
-			_, decodeErr = parseCheckpoint([]byte(data))
+			_, decodeErr = checkpoint.Parse([]byte(data))
 		} else {
-			_, decodeErr = decodeCheckpoint([]byte(data))
+			_, decodeErr = checkpoint.Decode([]byte(data))
 		}
 		if decodeErr != nil {
 			t.Errorf("%s no longer decodes: %v (go test -run TestFuzzSeeds -update rewrites it)", path, decodeErr)

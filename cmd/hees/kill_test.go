@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/hees-dev/hees/internal/checkpoint"
 	"github.com/hees-dev/hees/internal/session"
 	"math/rand/v2"
 	"os"
@@ -64,14 +65,14 @@ func savedGeneration(t *testing.T, path string) int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := decodeCheckpoint(data)
+	st, err := checkpoint.Decode(data)
 	if err != nil {
 		t.Fatalf("the checkpoint is not valid after an interruption: %v", err)
 	}
-	if st.file.Stop != "" {
-		t.Fatalf("the run had finished (%s) before it was interrupted: make it longer", st.file.Stop)
+	if st.File.Stop != "" {
+		t.Fatalf("the run had finished (%s) before it was interrupted: make it longer", st.File.Stop)
 	}
-	return st.strategy.Generation()
+	return st.Strategy.Generation()
 }
 
 // TestKillRunResume interrupts hees run -checkpoint five times, at fixed

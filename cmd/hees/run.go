@@ -16,6 +16,7 @@ import (
 	"github.com/hees-dev/hees/es"
 	"github.com/hees-dev/hees/extproc"
 	"github.com/hees-dev/hees/internal/atomicfile"
+	"github.com/hees-dev/hees/internal/checkpoint"
 	"github.com/hees-dev/hees/objectives"
 )
 
@@ -125,26 +126,6 @@ func (of *outputFlags) check() error {
 		return usagef("give -q or -v, not both")
 	}
 	return nil
-}
-
-// runSettings are the settings of a run once its defaults are resolved:
-// all that hees resume needs to continue it, so a checkpoint keeps them.
-type runSettings struct {
-	Algo     string `json:"algo"`
-	Restarts string `json:"restarts"` // "none" or "ipop"
-	Seed     uint64 `json:"seed"`
-	// Problem is the spec given to -f, Command the program of -cmd; one of
-	// them is empty.
-	Problem     string        `json:"problem,omitempty"`
-	Command     string        `json:"command,omitempty"`
-	Dim         int           `json:"dim"`
-	MaxEvals    int           `json:"max_evals"` // 0: none
-	Target      *float64      `json:"target"`    // nil: none; finite
-	Workers     int           `json:"workers"`
-	MaxTime     time.Duration `json:"max_time"` // per invocation; 0: none
-	EvalTimeout time.Duration `json:"eval_timeout"`
-	Trace       string        `json:"trace,omitempty"` // "": no trace
-	TraceEvery  int           `json:"trace_every"`
 }
 
 // runReport is the -json output of hees run.
@@ -271,21 +252,21 @@ func (rf *runFlags) run(ctx context.Context, stdout, stderr io.Writer) int {
 		}
 	}
 	settings := rf.settings(problem)
-	var cp *checkpointer
+	var cp *checkpoint.Writer
 	if rf.checkpoint != "" {
-		cp, err = createCheckpoint(ctx, rf.checkpoint, rf.checkpointEvery, &settings, s)
+		cp, err = checkpoint.Create(ctx, rf.checkpoint, rf.checkpointEvery, &settings, s)
 		if err != nil {
 			return report(stderr, name, err)
 		}
-		defer cp.close()
+		defer cp.Close()
 	}
 	return execute(ctx, name, &settings, problem, s, cp, rf.outputFlags, stdout, stderr)
 }
 
 // settings returns the settings of the flags, with the defaults that depend
 // on problem (nil with -cmd): the budget 10000*d and the target f* + 1e-8.
-func (rf *runFlags) settings(problem objectives.Problem) runSettings {
-	rs := runSettings{
+func (rf *runFlags) settings(problem objectives.Problem) checkpoint.Settings {
+	rs := checkpoint.Settings{
 		Algo:        rf.algo,
 		Restarts:    rf.restarts,
 		Seed:        rf.seed,
@@ -317,12 +298,12 @@ func (rf *runFlags) settings(problem objectives.Problem) runSettings {
 // execute runs strategy s (fresh, or restored by hees resume) with the
 // settings rs on problem (nil with a command), writes the checkpoints of cp
 // (nil: none), and prints the summary. name prefixes the error lines.
-func execute(ctx context.Context, name string, rs *runSettings, problem objectives.Problem, s es.Strategy,
-	cp *checkpointer, out outputFlags, stdout, stderr io.Writer) int {
+func execute(ctx context.Context, name string, rs *checkpoint.Settings, problem objectives.Problem, s es.Strategy,
+	cp *checkpoint.Writer, out outputFlags, stdout, stderr io.Writer) int {
 	// A failed checkpoint write stops the run through cancel.
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	opt := rs.options(problem)
+	opt := runOptions(rs, problem)
 	bar := newProgress(stderr, out.quiet, out.verbose)
 	if bar != nil || cp != nil {
 		opt.Progress = func(pr es.Progress) {
@@ -330,12 +311,12 @@ func execute(ctx context.Context, name string, rs *runSettings, problem objectiv
 				bar.update(pr)
 			}
 			if cp != nil {
-				cp.afterGeneration(pr, cancel)
+				cp.AfterGeneration(pr, cancel)
 			}
 		}
 	}
 	if cp != nil {
-		cp.trace = opt.Trace
+		cp.SetTrace(opt.Trace)
 	}
 	var eval es.Problem = problem
 	var pool *extproc.Pool
@@ -347,8 +328,8 @@ func execute(ctx context.Context, name string, rs *runSettings, problem objectiv
 		pool, err = extproc.Start(ctx, rs.Command, rs.Workers, extproc.Options{EvalTimeout: rs.EvalTimeout})
 		if err != nil {
 			status := report(stderr, name, err)
-			if !cp.discardIfNew() {
-				cp.printResumeHint(stderr, name)
+			if !cp.DiscardIfNew() {
+				cp.PrintResumeHint(stderr, name)
 			}
 			return status
 		}
@@ -367,10 +348,10 @@ func execute(ctx context.Context, name string, rs *runSettings, problem objectiv
 		failures = append(failures, runErr)
 	}
 	if cp != nil {
-		if err := cp.finish(s, res); err != nil {
+		if err := cp.Finish(s, res); err != nil {
 			failures = append(failures, err)
 		}
-		res.Elapsed += cp.elapsedBefore
+		res.Elapsed += cp.ElapsedBefore()
 	} else if opt.Trace != nil {
 		if err := writeTrace(rs.Trace, opt.Trace); err != nil {
 			failures = append(failures, err)
@@ -383,9 +364,9 @@ func execute(ctx context.Context, name string, rs *runSettings, problem objectiv
 // failures, and returns the exit status: exitFailure when the run failed or
 // was canceled. With a checkpoint that the run can be continued from, it
 // also says so on stderr.
-func printResult(name string, rs *runSettings, problem objectives.Problem, s es.Strategy, res es.Result,
-	failures []error, cp *checkpointer, out outputFlags, stdout, stderr io.Writer) int {
-	rep := rs.report(problem, s, res)
+func printResult(name string, rs *checkpoint.Settings, problem objectives.Problem, s es.Strategy, res es.Result,
+	failures []error, cp *checkpoint.Writer, out outputFlags, stdout, stderr io.Writer) int {
+	rep := newRunReport(rs, problem, s, res)
 	status := exitOK
 	if len(failures) > 0 {
 		rep.Error = errors.Join(failures...).Error()
@@ -397,7 +378,7 @@ func printResult(name string, rs *runSettings, problem objectives.Problem, s es.
 	for _, err := range failures {
 		fmt.Fprintf(stderr, "%s: %v\n", name, err)
 	}
-	cp.printResumeHint(stderr, name)
+	cp.PrintResumeHint(stderr, name)
 	if !out.json {
 		printSummary(stdout, &rep, res)
 		return status
@@ -410,9 +391,9 @@ func printResult(name string, rs *runSettings, problem objectives.Problem, s es.
 	return status
 }
 
-// options returns the Minimize options of the settings, with the Hessian
+// runOptions returns the Minimize options of the settings rs, with the Hessian
 // of problem (nil with a command) for the trace.
-func (rs *runSettings) options(problem objectives.Problem) es.Options {
+func runOptions(rs *checkpoint.Settings, problem objectives.Problem) es.Options {
 	opt := es.Options{Workers: rs.Workers, MaxTime: rs.MaxTime, MaxEvals: rs.MaxEvals, Target: rs.Target}
 	if rs.Trace != "" {
 		opt.Trace = &es.Trace{Interval: rs.TraceEvery}
@@ -438,8 +419,8 @@ func writeTrace(path string, trace *es.Trace) error {
 	return nil
 }
 
-// report returns the summary of a finished run.
-func (rs *runSettings) report(problem objectives.Problem, s es.Strategy, res es.Result) runReport {
+// newRunReport returns the summary of a finished run with the settings rs.
+func newRunReport(rs *checkpoint.Settings, problem objectives.Problem, s es.Strategy, res es.Result) runReport {
 	rep := runReport{
 		Strategy:    s.Name(),
 		Command:     rs.Command,
