@@ -137,9 +137,10 @@ type Result struct {
 	F float64
 	// Evals counts objective evaluations: those told to the strategy over
 	// its whole life (a restored strategy includes its past), plus those
-	// of a generation abandoned by a stop (cancel, time limit, panic)
-	// that returned a value, which the strategy never saw. A call that
-	// panicked returned no value and is not counted.
+	// of a generation abandoned by a stop (cancel, time limit, failed
+	// evaluation) that returned a value, which the strategy never saw. A
+	// call that panicked or returned an error returned no value and is not
+	// counted.
 	Evals int
 	// Generations is the strategy's number of completed generations.
 	Generations int
