@@ -1,6 +1,11 @@
 package bench
 
 import (
+	"context"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -120,6 +125,36 @@ func TestThinSteps(t *testing.T) {
 		exact, thin := step(x, y, v), step(tx, ty, v)
 		if thin > exact || thin < step(x, y, v-ecdfResolution) {
 			t.Errorf("at %v: thinned %v, exact %v, exact %v earlier %v", v, thin, exact, ecdfResolution, step(x, y, v-ecdfResolution))
+		}
+	}
+}
+
+// TestGridRunBadGrid checks that a Grid that cannot run is one error line
+// before any run, and writes nothing.
+func TestGridRunBadGrid(t *testing.T) {
+	good := Grid{Strategies: []string{"hees"}, Functions: []int{1}, Dims: []int{2}, Instances: []int{1}, Budget: 10, Sigma0: 2}
+	for _, c := range []struct {
+		change func(*Grid)
+		want   string
+	}{
+		{func(g *Grid) { g.Strategies = []string{"nope"} }, `unknown strategy "nope"`},
+		{func(g *Grid) { g.Functions = nil }, "the grid is empty"},
+		{func(g *Grid) { g.Budget = 0 }, "Budget 0"},
+		{func(g *Grid) { g.Sigma0 = math.Inf(1) }, "Sigma0 +Inf"},
+		{func(g *Grid) { g.Workers = -1 }, "Workers -1"},
+		{func(g *Grid) { g.Out = "" }, "no output directory"},
+	} {
+		g := good
+		g.Out = filepath.Join(t.TempDir(), "out")
+		c.change(&g)
+		err := g.Run(context.Background(), io.Discard)
+		if err == nil || !strings.HasPrefix(err.Error(), "bench: ") || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("error %v, want one line with %q", err, c.want)
+		}
+		if g.Out != "" {
+			if _, err := os.Stat(g.Out); !os.IsNotExist(err) {
+				t.Errorf("%q: the bench wrote %s", c.want, g.Out)
+			}
 		}
 	}
 }
