@@ -28,7 +28,11 @@
 // Minimize drives a Strategy on a Problem: it evaluates each generation with
 // a pool of Options.Workers goroutines, stops on a budget, a target, a time
 // limit, the caller's context or the strategy's own criteria, and names the
-// reason in Result.Reason. NewIPOP wraps a strategy with IPOP restarts
+// reason in Result.Reason. A Run applies the same stop rules to a loop that
+// evaluates the candidates itself, such as an ask/tell driver across
+// processes. An objective that can fail or take long implements
+// ProblemContext: its errors stop the run, and its evaluations are
+// canceled when the run stops. NewIPOP wraps a strategy with IPOP restarts
 // (ALGORITHMS.md Section 4.1), NewBIPOP cmaes or hees with BIPOP restarts
 // (docs/ALGORITHMS.md Section 8). A Trace records one row per generation,
 // with the condition and normalised trace of C = A A^T (and of A^T H A when

@@ -139,8 +139,12 @@ func (w *IPOP) runConfig(r int) (Config, bool) {
 	return c, true
 }
 
-// Name is "ipop-" followed by the inner strategy's name.
-func (w *IPOP) Name() string { return "ipop-" + w.name }
+// Name is IPOPName of the inner strategy's name.
+func (w *IPOP) Name() string { return IPOPName(w.name) }
+
+// IPOPName is the name of an IPOP wrapper around strategy name: "ipop-"
+// followed by name, such as "ipop-hees".
+func IPOPName(name string) string { return "ipop-" + name }
 
 // Dim is the dimension of the search space.
 func (w *IPOP) Dim() int { return w.inner.Dim() }

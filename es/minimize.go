@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -29,6 +30,39 @@ type Func func(x []float64) float64
 
 // Eval calls f(x).
 func (f Func) Eval(x []float64) float64 { return f(x) }
+
+// ProblemContext is an objective whose evaluation can fail and be canceled,
+// such as a simulation in another process. Minimize evaluates a Problem
+// that also implements ProblemContext with EvalContext.
+type ProblemContext interface {
+	// EvalContext returns f(x), or an error when the evaluation failed; a
+	// failure stops Minimize with ReasonObjectiveError and an
+	// *ObjectiveError that wraps the error. ctx is canceled when the run
+	// stops (a cancel, the time limit, another evaluation's failure):
+	// EvalContext should then return promptly, with any error, which is
+	// not taken for a failure. The rules of Problem.Eval about
+	// concurrency, x and the values apply.
+	EvalContext(ctx context.Context, x []float64) (float64, error)
+}
+
+// FuncContext adapts a function that can fail to ProblemContext. It is
+// also a Problem, so that it can be passed to Minimize.
+type FuncContext func(ctx context.Context, x []float64) (float64, error)
+
+// EvalContext calls f(ctx, x).
+func (f FuncContext) EvalContext(ctx context.Context, x []float64) (float64, error) {
+	return f(ctx, x)
+}
+
+// Eval calls f with a background context and panics with its error, for
+// callers that know only Problem; Minimize calls EvalContext instead.
+func (f FuncContext) Eval(x []float64) float64 {
+	v, err := f(context.Background(), x)
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
 
 // Options control a Minimize run. The zero value means one worker and no
 // limit other than the strategy's own stopping criteria.
@@ -54,8 +88,12 @@ type Options struct {
 	// target.
 	Target *float64
 	// MaxTime limits the wall-clock time of the call. 0 means no limit.
-	// When it passes, evaluations under way finish, the generation is
-	// abandoned and the run stops with ReasonTimeLimit.
+	// When it passes, no evaluation starts, the context of the evaluations
+	// in progress of a ProblemContext is canceled (as by a cancel of ctx;
+	// the objective should return at once, so that the call ends about
+	// MaxTime after it started), the Eval calls of a plain Problem in
+	// progress are waited for, the generation is abandoned and the run
+	// stops with ReasonTimeLimit.
 	MaxTime time.Duration
 	// Progress, when not nil, is called in the calling goroutine after
 	// every generation. A nil Progress costs nothing.
@@ -86,6 +124,9 @@ type Progress struct {
 	Restarts int
 	// Elapsed is the wall-clock time since Minimize started.
 	Elapsed time.Duration
+	// Stop is the reason the run stops right after this generation, a
+	// value of -Inf or the target, and "" when it goes on.
+	Stop Reason
 }
 
 // Result is the outcome of Minimize.
@@ -96,9 +137,10 @@ type Result struct {
 	F float64
 	// Evals counts objective evaluations: those told to the strategy over
 	// its whole life (a restored strategy includes its past), plus those
-	// of a generation abandoned by a stop (cancel, time limit, panic)
-	// that returned a value, which the strategy never saw. A call that
-	// panicked returned no value and is not counted.
+	// of a generation abandoned by a stop (cancel, time limit, failed
+	// evaluation) that returned a value, which the strategy never saw. A
+	// call that panicked or returned an error returned no value and is not
+	// counted.
 	Evals int
 	// Generations is the strategy's number of completed generations.
 	Generations int
@@ -113,31 +155,41 @@ type Result struct {
 	Elapsed time.Duration
 }
 
-// ObjectiveError reports a panic of the objective function.
+// ObjectiveError reports a failed evaluation of the objective function: an
+// error of ProblemContext.EvalContext, or a panic.
 type ObjectiveError struct {
-	// X is a copy of the point whose evaluation panicked.
+	// X is a copy of the point whose evaluation failed.
 	X []float64
 	// Generation is the strategy's generation and Row the candidate's row.
 	Generation, Row int
-	// Value is the value passed to panic.
+	// Err is the error EvalContext returned; nil for a panic.
+	Err error
+	// Value is the value passed to panic; nil for an error.
 	Value any
-	// Stack is the goroutine's stack at the panic.
+	// Stack is the goroutine's stack at the panic; nil for an error.
 	Stack []byte
 }
 
 // Error names the point (its first 10 coordinates when there are more) and
-// the panic value.
+// the error or the panic value.
 func (e *ObjectiveError) Error() string {
 	x := fmt.Sprint(e.X)
 	if len(e.X) > 10 {
 		x = fmt.Sprintf("%v ... (d = %d)]", strings.TrimSuffix(fmt.Sprint(e.X[:10]), "]"), len(e.X))
 	}
+	if e.Err != nil {
+		return fmt.Sprintf("es: objective failed at x = %s (generation %d, row %d): %v",
+			x, e.Generation, e.Row, e.Err)
+	}
 	return fmt.Sprintf("es: objective panicked at x = %s (generation %d, row %d): %v",
 		x, e.Generation, e.Row, e.Value)
 }
 
-// Unwrap returns the panic value when it is an error.
+// Unwrap returns Err, or the panic value when it is an error.
 func (e *ObjectiveError) Unwrap() error {
+	if e.Err != nil {
+		return e.Err
+	}
 	err, _ := e.Value.(error)
 	return err
 }
@@ -145,20 +197,6 @@ func (e *ObjectiveError) Unwrap() error {
 // ReasonStrategyError: the strategy rejected an Ask or a Tell of the driver
 // (a bug, reported with the error). The string is stable like the others.
 const ReasonStrategyError Reason = "strategy error"
-
-// restarter is implemented by strategies that restart (IPOP).
-type restarter interface {
-	Restarts() int
-}
-
-// restartsOf reports the restart count of s, 0 for a strategy that does not
-// restart.
-func restartsOf(s Strategy) int {
-	if r, ok := s.(restarter); ok {
-		return r.Restarts()
-	}
-	return 0
-}
 
 // Minimize runs strategy s on problem p until a stopping criterion fires,
 // and returns the best point found.
@@ -169,27 +207,36 @@ func restartsOf(s Strategy) int {
 // when a value is -Inf (ReasonMinusInf), a value reaches opt.Target
 // (ReasonTarget), the strategy's Stop fires (its reason), the next
 // generation would exceed opt.MaxEvals (ReasonMaxEvals), or ctx is canceled
-// (ReasonCanceled) or opt.MaxTime passes (ReasonTimeLimit). Cancellation and
-// the time limit are checked before every evaluation; evaluations under way
-// are waited for (an objective that may block should watch ctx itself), and
-// a generation during which ctx was canceled is discarded: it is not told to
-// the strategy and its values do not count for the best point. These are
-// normal stops: err is nil and Result.Reason names them.
+// (ReasonCanceled) or opt.MaxTime passes (ReasonTimeLimit); a Run applies
+// these rules, which a caller who evaluates the candidates elsewhere can use
+// alone. Cancellation and the time limit are checked before every
+// evaluation. A generation during which ctx was canceled is discarded: it is
+// not told to the strategy and its values do not count for the best point.
+// These are normal stops: err is nil and Result.Reason names them.
+//
+// When p implements ProblemContext, Minimize calls EvalContext instead of
+// Eval, with a context that it cancels as soon as the run stops for any
+// reason (a cancel of ctx, the time limit, a failed or panicking
+// evaluation), so that evaluations in progress end at once; the Eval of a
+// plain Problem cannot be interrupted and is waited for.
 //
 // The error is non-nil when the options are invalid, when the strategy
-// rejects an Ask or Tell, and when the objective panics: the panic becomes
-// an *ObjectiveError naming the point, Result.Reason is
-// ReasonObjectiveError, and the Result holds the best point found before,
-// including the values of the panicking generation that were returned.
-// Minimize's goroutines have all exited when it returns.
+// rejects an Ask or Tell, and when an evaluation fails (EvalContext returns
+// an error) or panics: this becomes an *ObjectiveError naming the point,
+// Result.Reason is ReasonObjectiveError, and the Result holds the best
+// point found before, including the values of the failing generation that
+// were returned. Minimize's goroutines have all exited when it returns.
 //
 // s can be a fresh or a restored strategy; Minimize continues from its
 // state, and a strategy that has stopped returns at once with its reason.
 func Minimize(ctx context.Context, p Problem, s Strategy, opt Options) (Result, error) {
 	start := time.Now()
-	res := Result{F: math.Inf(1)}
 	if err := checkOptions(p, s, opt); err != nil {
-		return res, err
+		return Result{F: math.Inf(1)}, err
+	}
+	run, err := NewRun(s, Limits{MaxEvals: opt.MaxEvals, Target: opt.Target})
+	if err != nil {
+		return Result{F: math.Inf(1)}, err
 	}
 	workers := max(opt.Workers, 1)
 
@@ -199,117 +246,82 @@ func Minimize(ctx context.Context, p Problem, s Strategy, opt Options) (Result, 
 		ctx, cancel = context.WithTimeout(ctx, opt.MaxTime)
 		defer cancel()
 	}
-	ev := &evaluator{problem: p, ctx: ctx, generation: s.Generation()}
+	// The evaluations' context: the run's, also canceled by a failure.
+	evalCtx, cancelEvals := context.WithCancel(ctx)
+	defer cancelEvals()
+	ev := &evaluator{problem: p, ctx: evalCtx, cancel: cancelEvals, workers: workers}
+	ev.problemCtx, _ = p.(ProblemContext)
 	if workers > 1 {
 		ev.startWorkers(workers - 1) // the calling goroutine is the last worker
 		defer ev.stopWorkers()
 	}
 
-	res.X, res.F = s.Best()
-	if res.X == nil {
-		res.X = make([]float64, s.Dim())
-	}
-	var (
-		abandoned int       // evaluations of a generation not told
-		mean      []float64 // m_t before Ask, kept only for the trace
-	)
-	finish := func(reason Reason) Result {
-		res.Reason = reason
-		res.Evals = s.Evals() + abandoned
-		res.Generations = s.Generation()
-		res.Restarts = restartsOf(s)
-		if math.IsInf(res.F, 1) { // no value below +Inf was found
-			res.X = nil
-		}
+	var mean []float64 // m_t before Ask, kept only for the trace
+	finish := func() (Result, error) {
+		res := run.Result()
 		res.Elapsed = time.Since(start)
-		return res
-	}
-
-	for {
-		if reason := s.Stop(); reason != "" {
-			return finish(reason), nil
+		if ev.failed != nil {
+			return res, ev.failed
 		}
+		return res, nil
+	}
+	for {
 		if opt.Trace != nil {
 			mean = s.Mean(mean)
 		}
-		if err := s.Ask(&ev.pop); err != nil {
-			return finish(ReasonStrategyError), fmt.Errorf("es: Minimize: %w", err)
+		pop, err := run.Ask()
+		if err != nil {
+			res, _ := finish()
+			return res, fmt.Errorf("es: Minimize: %w", err)
 		}
-		rows, _ := ev.pop.Dims()
-		if opt.MaxEvals > 0 && s.Evals()+rows > opt.MaxEvals {
-			return finish(ReasonMaxEvals), nil
+		if pop == nil {
+			return finish()
 		}
 		if ctx.Err() != nil {
-			return finish(haltReason(parent)), nil
+			run.Stop(haltReason(parent), nil, nil)
+			return finish()
 		}
 
 		ev.generation = s.Generation()
-		complete := ev.evaluate(rows, workers)
-		if ev.panicked != nil {
-			// The other values returned normally and count for the
-			// best so far; the generation is not told.
-			ev.updateBest(&res, opt.Target)
-			abandoned = ev.count
-			return finish(ReasonObjectiveError), ev.panicked
+		complete := ev.evaluate(pop)
+		if ev.failed != nil {
+			// The values returned normally count for the best so
+			// far; the generation is not told.
+			run.Stop(ReasonObjectiveError, ev.f, ev.evaluated)
+			return finish()
 		}
 		if !complete || ctx.Err() != nil {
 			// Cut short by a cancel or the time limit: an objective
 			// that watches ctx may have returned values that mean
 			// nothing, so the whole generation is discarded.
-			abandoned = ev.count
-			return finish(haltReason(parent)), nil
+			run.Stop(haltReason(parent), ev.f, ev.evaluated)
+			return finish()
 		}
-		genBest, minusInf, reached := ev.updateBest(&res, opt.Target)
-		if err := s.Tell(ev.f[:rows]); err != nil {
-			return finish(ReasonStrategyError), fmt.Errorf("es: Minimize: %w", err)
+		if err := run.Tell(ev.f); err != nil {
+			res, _ := finish()
+			return res, fmt.Errorf("es: Minimize: %w", err)
 		}
+		_, best := run.Best()
 		if opt.Trace != nil {
-			fMean, meanKnown := meanValue(mean, &ev.pop, ev.f)
-			opt.Trace.record(s, fMean, meanKnown, genBest, res.F, opt.Hessian)
+			fMean, meanKnown := meanValue(mean, pop, ev.f)
+			opt.Trace.record(s, fMean, meanKnown, run.GenerationBest(), best, opt.Hessian)
 		}
 		if opt.Progress != nil {
 			opt.Progress(Progress{
 				Strategy:       s,
 				Generation:     s.Generation(),
 				Evals:          s.Evals(),
-				GenerationBest: genBest,
-				Best:           res.F,
-				Restarts:       restartsOf(s),
+				GenerationBest: run.GenerationBest(),
+				Best:           best,
+				Restarts:       run.Restarts(),
 				Elapsed:        time.Since(start),
+				Stop:           run.Reason(),
 			})
 		}
-		if minusInf {
-			return finish(ReasonMinusInf), nil
-		}
-		if reached {
-			return finish(ReasonTarget), nil
+		if run.Reason() != "" {
+			return finish()
 		}
 	}
-}
-
-// updateBest folds the values evaluated in the last generation into the best
-// so far (res.X, res.F), scanning the rows in order so that ties go to the
-// lowest row whatever the order of evaluation. It returns the generation's
-// smallest value (NaN when none is a number), whether a value is -Inf and
-// whether one is at or below the target.
-func (e *evaluator) updateBest(res *Result, target *float64) (genBest float64, minusInf, reached bool) {
-	genBest = math.NaN()
-	for i, ok := range e.evaluated {
-		if !ok {
-			continue
-		}
-		f := e.f[i]
-		if math.IsNaN(genBest) || f < genBest {
-			genBest = f
-		}
-		if f < res.F {
-			res.F = f
-			copy(res.X, e.pop.RawRow(i))
-		}
-		minusInf = minusInf || math.IsInf(f, -1)
-		reached = reached || (target != nil && f <= *target)
-	}
-	return genBest, minusInf, reached
 }
 
 // checkOptions validates the arguments of Minimize.
@@ -321,12 +333,12 @@ func checkOptions(p Problem, s Strategy, opt Options) error {
 		return errors.New("es: Minimize: nil Strategy")
 	case opt.Workers < 0:
 		return fmt.Errorf("es: Minimize: Options.Workers = %d is negative", opt.Workers)
-	case opt.MaxEvals < 0:
-		return fmt.Errorf("es: Minimize: Options.MaxEvals = %d is negative", opt.MaxEvals)
 	case opt.MaxTime < 0:
 		return fmt.Errorf("es: Minimize: Options.MaxTime = %v is negative", opt.MaxTime)
-	case opt.Target != nil && math.IsNaN(*opt.Target):
-		return errors.New("es: Minimize: Options.Target is NaN")
+	}
+	lim := Limits{MaxEvals: opt.MaxEvals, Target: opt.Target}
+	if err := lim.check("Minimize: Options."); err != nil {
+		return err
 	}
 	if opt.Hessian != nil {
 		r, c := opt.Hessian.Dims()
@@ -370,19 +382,21 @@ func meanValue(mean []float64, pop *linalg.Dense, f []float64) (float64, bool) {
 // helped by a pool of workers; all claim rows through an atomic counter.
 type evaluator struct {
 	problem    Problem
-	ctx        context.Context // the run's: the caller's with the time limit
-	pop        linalg.Dense
+	problemCtx ProblemContext     // p as a ProblemContext; nil for a plain Problem
+	ctx        context.Context    // the evaluations': the run's, canceled by a failure
+	cancel     context.CancelFunc // cancels ctx
+	pop        *linalg.Dense
 	f          []float64
 	evaluated  []bool
-	generation int // for the panic report
+	generation int // for the failure report
+	workers    int // goroutines that evaluate, the caller included
 
-	rows  int
-	next  atomic.Int64 // next row to claim
-	count int          // rows evaluated in the last generation
-	halt  atomic.Bool  // set by a panic
+	rows int
+	next atomic.Int64 // next row to claim
+	halt atomic.Bool  // set by a failure
 
-	mu       sync.Mutex // guards panicked
-	panicked *ObjectiveError
+	mu     sync.Mutex      // guards failed
+	failed *ObjectiveError // the first failed evaluation
 
 	start   chan struct{}  // one token per helping worker and generation
 	genDone sync.WaitGroup // the workers' share of one generation
@@ -410,9 +424,11 @@ func (e *evaluator) stopWorkers() {
 	e.exited.Wait()
 }
 
-// evaluate computes the values of the first rows of e.pop into e.f and
-// reports whether every row was evaluated (false after a halt or a panic).
-func (e *evaluator) evaluate(rows, workers int) bool {
+// evaluate computes the values of the rows of pop into e.f and reports
+// whether every row was evaluated (false after a halt or a failure).
+func (e *evaluator) evaluate(pop *linalg.Dense) bool {
+	rows, _ := pop.Dims()
+	e.pop = pop
 	if cap(e.f) < rows {
 		e.f = make([]float64, rows)
 		e.evaluated = make([]bool, rows)
@@ -422,25 +438,24 @@ func (e *evaluator) evaluate(rows, workers int) bool {
 	clear(e.evaluated)
 	e.rows = rows
 	e.next.Store(0)
-	helpers := min(workers, rows) - 1 // goroutines besides the caller
+	helpers := min(e.workers, rows) - 1 // goroutines besides the caller
 	e.genDone.Add(helpers)
 	for range helpers {
 		e.start <- struct{}{}
 	}
 	e.claimRows()
 	e.genDone.Wait()
-	e.count = 0
 	for _, ok := range e.evaluated {
-		if ok {
-			e.count++
+		if !ok {
+			return false
 		}
 	}
-	return e.count == rows
+	return true
 }
 
 // claimRows evaluates rows until none is left or the run is halted. The
 // context is checked before every evaluation (an atomic load), so that no
-// evaluation starts after a cancel or the time limit.
+// evaluation starts after a cancel, the time limit or a failure.
 func (e *evaluator) claimRows() {
 	for !e.halt.Load() && e.ctx.Err() == nil {
 		i := int(e.next.Add(1) - 1)
@@ -451,26 +466,42 @@ func (e *evaluator) claimRows() {
 	}
 }
 
-// evalRow evaluates row i, turning a panic of the objective into an
-// ObjectiveError and halting the generation.
+// evalRow evaluates row i. A panic of the objective and an error of
+// EvalContext are failures (see fail); an error once the evaluations'
+// context is done is the end of an evaluation interrupted by a stop, and
+// leaves the row unevaluated.
 func (e *evaluator) evalRow(i int) {
 	x := e.pop.RawRow(i)
 	defer func() {
 		if v := recover(); v != nil {
-			e.mu.Lock()
-			if e.panicked == nil {
-				e.panicked = &ObjectiveError{
-					X:          append([]float64(nil), x...),
-					Generation: e.generation,
-					Row:        i,
-					Value:      v,
-					Stack:      debug.Stack(),
-				}
-			}
-			e.mu.Unlock()
-			e.halt.Store(true)
+			e.fail(&ObjectiveError{X: slices.Clone(x), Generation: e.generation, Row: i, Value: v, Stack: debug.Stack()})
 		}
 	}()
-	e.f[i] = e.problem.Eval(x)
-	e.evaluated[i] = true
+	if e.problemCtx == nil {
+		e.f[i] = e.problem.Eval(x)
+		e.evaluated[i] = true
+		return
+	}
+	v, err := e.problemCtx.EvalContext(e.ctx, x)
+	switch {
+	case err == nil:
+		e.f[i] = v
+		e.evaluated[i] = true
+	case e.ctx.Err() == nil:
+		e.fail(&ObjectiveError{X: slices.Clone(x), Generation: e.generation, Row: i, Err: err})
+	}
+}
+
+// fail applies the failure policy to a failed evaluation: the first
+// failure of a generation stops the run with ReasonObjectiveError, and the
+// evaluations in progress are canceled (their errors, which follow from
+// the cancel, are not failures).
+func (e *evaluator) fail(err *ObjectiveError) {
+	e.mu.Lock()
+	if e.failed == nil {
+		e.failed = err
+	}
+	e.mu.Unlock()
+	e.halt.Store(true)
+	e.cancel()
 }

@@ -16,8 +16,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hees-dev/hees/es"
-	"github.com/hees-dev/hees/internal/coco"
 	"github.com/hees-dev/hees/internal/golden"
 	"github.com/hees-dev/hees/objectives"
 )
@@ -292,9 +290,9 @@ func TestBenchResume(t *testing.T) {
 }
 
 // newTestBench builds a bench from command-line arguments as runBench does.
-func newTestBench(t *testing.T, args ...string) *bench {
+func newTestBench(t *testing.T, args ...string) *benchSettings {
 	t.Helper()
-	var b bench
+	var b benchSettings
 	fs, lists := benchFlags(&b)
 	fs.SetOutput(io.Discard)
 	if err := fs.Parse(args); err != nil {
@@ -394,121 +392,5 @@ func TestBenchUsageErrors(t *testing.T) {
 	if code := run([]string{"bench", "-h"}, strings.NewReader(""), &stdout, &stderr); code != exitOK ||
 		!strings.Contains(stdout.String(), "FNV-1a-64") || !strings.Contains(stdout.String(), "-budget B") {
 		t.Errorf("hees bench -h: exit %d, stdout %q", code, stdout.String())
-	}
-}
-
-// TestBenchSeedAndLabel checks the documented seed formula against FNV-1a
-// computed here, and that the folder name is the strategy's Name().
-func TestBenchSeedAndLabel(t *testing.T) {
-	j := benchJob{algo: "hees", fn: 12, dim: 20, in: 7}
-	hash := uint64(14695981039346656037)
-	for _, c := range []byte("hees/f12/d20/i7") {
-		hash ^= uint64(c)
-		hash *= 1099511628211
-	}
-	if j.seed() != hash {
-		t.Errorf("seed %d, want FNV-1a-64 %d", j.seed(), hash)
-	}
-	for _, ipop := range []bool{false, true} {
-		b := &bench{ipop: ipop}
-		cfg := es.Config{Dim: 2, Seed: 1}
-		var s es.Strategy
-		var err error
-		if ipop {
-			s, err = es.NewIPOP("cma11", cfg, es.IPOPConfig{})
-		} else {
-			s, err = es.New("cma11", cfg)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if b.label("cma11") != s.Name() {
-			t.Errorf("label %q, strategy name %q", b.label("cma11"), s.Name())
-		}
-	}
-}
-
-// TestBenchRatioTable checks the cells of an ERT ratio table on made-up
-// runs: a ratio, "∞", "0", "—" and the success counts.
-func TestBenchRatioTable(t *testing.T) {
-	run := func(f, inst, evals, hitAt, lowest int) *coco.Run {
-		r := &coco.Run{Problem: coco.Problem{Function: f, Instance: inst, Dim: 2}, Evals: evals, BestDelta: 1}
-		for k := coco.MaxTargetLevel; k >= lowest && hitAt > 0; k-- {
-			r.Hits[coco.MaxTargetLevel-k] = hitAt
-		}
-		return r
-	}
-	byLabel := map[string][]*coco.Run{
-		"hees": {
-			run(1, 1, 100, 100, coco.MinTargetLevel), run(1, 2, 50, 50, coco.MinTargetLevel), // f1: ERT 75
-			run(2, 1, 500, 0, 0), run(2, 2, 500, 0, 0), // f2: nothing
-			run(3, 1, 40, 40, coco.MinTargetLevel), run(3, 2, 500, 10, 5), // f3: 1e1 at 10; 1e-8 once
-		},
-		"cmaes": {
-			run(1, 1, 150, 150, coco.MinTargetLevel), run(1, 2, 150, 150, coco.MinTargetLevel), // f1: ERT 150
-			run(2, 1, 300, 300, coco.MinTargetLevel), run(2, 2, 500, 0, 0), // f2: once
-			run(3, 1, 500, 0, 0), run(3, 2, 500, 0, 0), // f3: nothing
-		},
-	}
-	b := &bench{functions: []int{1, 2, 3}, instances: []int{1, 2}, budget: 250}
-	table := string(b.ratioTable(2, "hees", "cmaes", byLabel))
-	for _, want := range []string{
-		"# ERT ratio hees / cmaes, d = 2\n",
-		"| f | 1e1 | 1e-1 | 1e-3 | 1e-5 | 1e-8 |\n",
-		"| 1 | 0.5 | 0.5 | 0.5 | 0.5 | 0.5 |\n",
-		"| 2 | ∞ (0/1) | ∞ (0/1) | ∞ (0/1) | ∞ (0/1) | ∞ (0/1) |\n",
-		"| 3 | 0 (2/0) | 0 (1/0) | 0 (1/0) | 0 (1/0) | 0 (1/0) |\n",
-		"f1-3, 2 instances, budget 250·d",
-		"1e1: 1 of 1, 1e-1: 1 of 1, 1e-3: 1 of 1, 1e-5: 1 of 1, 1e-8: 1 of 1.",
-	} {
-		if !strings.Contains(table, want) {
-			t.Errorf("table lacks %q:\n%s", want, table)
-		}
-	}
-	byLabel["cmaes"] = byLabel["cmaes"][:4]
-	byLabel["hees"] = byLabel["hees"][:4]
-	if table := string(b.ratioTable(2, "hees", "cmaes", byLabel)); !strings.Contains(table, "| 3 | — | — | — | — | — |\n") {
-		t.Errorf("a function neither reached is not —:\n%s", table)
-	}
-}
-
-// TestThinSteps checks the thinned ECDF corners on a dense made-up step
-// function: every kept corner is an original one, the first and last are
-// kept, the thinned curve is never above the exact one and lags it by less
-// than ecdfResolution, and the points are far fewer.
-func TestThinSteps(t *testing.T) {
-	var x, y []float64
-	for i := range 20000 {
-		x = append(x, float64(i)*1e-4+float64(i%7)*1e-5)
-		y = append(y, float64(i+1)/20000)
-	}
-	tx, ty := thinSteps(x, y)
-	if len(tx) > 1000 || tx[0] != x[0] || ty[0] != y[0] || tx[len(tx)-1] != x[len(x)-1] || ty[len(ty)-1] != y[len(y)-1] {
-		t.Fatalf("%d corners kept, first (%v, %v), last (%v, %v)", len(tx), tx[0], ty[0], tx[len(tx)-1], ty[len(ty)-1])
-	}
-	// step(xs, ys, v): the value of a step function at v.
-	step := func(xs, ys []float64, v float64) float64 {
-		value := 0.0
-		for i := range xs {
-			if xs[i] <= v {
-				value = ys[i]
-			}
-		}
-		return value
-	}
-	j := 0
-	for i := range tx {
-		for j < len(x) && x[j] != tx[i] {
-			j++
-		}
-		if j == len(x) || y[j] != ty[i] {
-			t.Fatalf("kept corner (%v, %v) is not an original one", tx[i], ty[i])
-		}
-	}
-	for v := 0.0; v < 2.01; v += 0.0037 {
-		exact, thin := step(x, y, v), step(tx, ty, v)
-		if thin > exact || thin < step(x, y, v-ecdfResolution) {
-			t.Errorf("at %v: thinned %v, exact %v, exact %v earlier %v", v, thin, exact, ecdfResolution, step(x, y, v-ecdfResolution))
-		}
 	}
 }

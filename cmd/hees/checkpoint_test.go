@@ -6,7 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
-	"math"
+	"github.com/hees-dev/hees/internal/checkpoint"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -42,14 +42,14 @@ func init() {
 // checkpointCase is a run whose resumes TestResumeFromAnyGeneration checks.
 type checkpointCase struct {
 	name string
-	rs   runSettings
+	rs   checkpoint.Settings
 }
 
 // float returns a pointer to v.
 func float(v float64) *float64 { return &v }
 
-// flags returns the hees run flags of the settings rs.
-func (rs *runSettings) flags() []string {
+// settingsFlags returns the hees run flags of the settings rs.
+func settingsFlags(rs *checkpoint.Settings) []string {
 	target := "none"
 	if rs.Target != nil {
 		target = formatValue(*rs.Target)
@@ -71,25 +71,25 @@ func (rs *runSettings) flags() []string {
 // run writes. The runs stop by the target, the budget and the strategies'
 // own criteria.
 func TestResumeFromAnyGeneration(t *testing.T) {
-	base := runSettings{Restarts: "none", Seed: 3, Problem: "rosenbrock", Dim: 4, MaxEvals: 3000, Target: float(1e-8), Workers: 1, TraceEvery: 1}
-	with := func(change func(*runSettings)) runSettings {
+	base := checkpoint.Settings{Restarts: "none", Seed: 3, Problem: "rosenbrock", Dim: 4, MaxEvals: 3000, Target: float(1e-8), Workers: 1, TraceEvery: 1}
+	with := func(change func(*checkpoint.Settings)) checkpoint.Settings {
 		rs := base
 		change(&rs)
 		return rs
 	}
 	cases := []checkpointCase{
-		{"hees", with(func(rs *runSettings) { rs.Algo = "hees" })},
-		{"hees14", with(func(rs *runSettings) { rs.Algo = "hees14" })},
-		{"es11", with(func(rs *runSettings) { rs.Algo = "es11"; rs.Problem = "sphere"; rs.Target = nil })},
-		{"cma11", with(func(rs *runSettings) { rs.Algo = "cma11" })},
-		{"cmaes", with(func(rs *runSettings) { rs.Algo = "cmaes"; rs.Workers = 2 })},
-		{"ipop-hees", with(func(rs *runSettings) {
+		{"hees", with(func(rs *checkpoint.Settings) { rs.Algo = "hees" })},
+		{"hees14", with(func(rs *checkpoint.Settings) { rs.Algo = "hees14" })},
+		{"es11", with(func(rs *checkpoint.Settings) { rs.Algo = "es11"; rs.Problem = "sphere"; rs.Target = nil })},
+		{"cma11", with(func(rs *checkpoint.Settings) { rs.Algo = "cma11" })},
+		{"cmaes", with(func(rs *checkpoint.Settings) { rs.Algo = "cmaes"; rs.Workers = 2 })},
+		{"ipop-hees", with(func(rs *checkpoint.Settings) {
 			rs.Algo, rs.Restarts, rs.Problem, rs.Dim, rs.Target, rs.MaxEvals = "hees", "ipop", "rastrigin", 2, nil, 1500
 		})},
-		{"ipop-cmaes", with(func(rs *runSettings) {
+		{"ipop-cmaes", with(func(rs *checkpoint.Settings) {
 			rs.Algo, rs.Restarts, rs.Problem, rs.Dim, rs.Target, rs.MaxEvals = "cmaes", "ipop", "bbob/f15/i1", 2, nil, 1500
 		})},
-		{"trace", with(func(rs *runSettings) {
+		{"trace", with(func(rs *checkpoint.Settings) {
 			rs.Algo, rs.Problem, rs.Trace, rs.TraceEvery = "hees", "ellipsoid:cond=100", "trace.csv", 3
 		})},
 	}
@@ -101,7 +101,7 @@ func TestResumeFromAnyGeneration(t *testing.T) {
 			if rs.Trace != "" {
 				rs.Trace = filepath.Join(dir, "ref-trace.csv")
 			}
-			_, want := runJSON(t, rs.flags()...)
+			_, want := runJSON(t, settingsFlags(&rs)...)
 			if rs.Trace != "" {
 				refTrace = readFile(t, rs.Trace)
 				rs.Trace = filepath.Join(dir, c.rs.Trace)
@@ -118,12 +118,12 @@ func TestResumeFromAnyGeneration(t *testing.T) {
 			for _, g := range spread(len(snapshots)) {
 				// The resumed runs write a checkpoint every 100 generations
 				// rather than after every one, to keep the test fast.
-				st, err := decodeCheckpoint(snapshots[g])
+				st, err := checkpoint.Decode(snapshots[g])
 				if err != nil {
 					t.Fatalf("generation %d: %v", g, err)
 				}
-				st.file.Every = 100
-				data, err := st.encode()
+				st.File.Every = 100
+				data, err := encodeState(st)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -142,13 +142,13 @@ func TestResumeFromAnyGeneration(t *testing.T) {
 				if refTrace != nil && !bytes.Equal(readFile(t, rs.Trace), refTrace) {
 					t.Fatalf("resume from generation %d: the trace differs from the uninterrupted run's", g)
 				}
-				if st, err = decodeCheckpoint(readFile(t, path)); err != nil {
+				if st, err = checkpoint.Decode(readFile(t, path)); err != nil {
 					t.Fatal(err)
 				}
-				if st.file.Stop == "" {
+				if st.File.Stop == "" {
 					t.Fatalf("resume from generation %d: the final checkpoint records no stop", g)
 				}
-				last = st.file.Stop
+				last = st.File.Stop
 			}
 			t.Logf("%d generations, stop %q", len(snapshots)-1, last)
 		})
@@ -181,7 +181,7 @@ func readFile(t *testing.T, path string) []byte {
 // as the run would write it with -checkpoint-every 1, and the -json
 // summary. The checkpoints after the first are kept in memory, not
 // written, to keep the test fast.
-func checkpointEveryGeneration(t *testing.T, path string, rs *runSettings) ([][]byte, string) {
+func checkpointEveryGeneration(t *testing.T, path string, rs *checkpoint.Settings) ([][]byte, string) {
 	t.Helper()
 	problem, err := objectives.Parse(rs.Problem, rs.Dim)
 	if err != nil {
@@ -198,22 +198,22 @@ func checkpointEveryGeneration(t *testing.T, path string, rs *runSettings) ([][]
 		t.Fatal(err)
 	}
 	const never = 1 << 30 // no checkpoint write but the first and the last
-	cp, err := createCheckpoint(context.Background(), path, never, rs, s)
+	cp, err := checkpoint.Create(context.Background(), path, never, rs, s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer cp.close()
+	defer cp.Close()
 	snapshots := [][]byte{readFile(t, path)}
-	opt := rs.options(problem)
-	cp.trace = opt.Trace
+	opt := runOptions(rs, problem)
+	cp.SetTrace(opt.Trace)
 	opt.Progress = func(pr es.Progress) {
 		if len(snapshots) != pr.Generation {
 			t.Fatalf("generation %d after %d checkpoints", pr.Generation, len(snapshots))
 		}
-		if err := cp.appendTrace(); err != nil {
+		if err := cp.AppendTrace(); err != nil {
 			t.Fatal(err)
 		}
-		data, err := cp.encode(pr.Strategy, stopAfter(pr, rs.Target))
+		data, err := cp.Encode(pr.Strategy, pr.Stop)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -223,7 +223,7 @@ func checkpointEveryGeneration(t *testing.T, path string, rs *runSettings) ([][]
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cp.finish(s, res); err != nil {
+	if err := cp.Finish(s, res); err != nil {
 		t.Fatal(err)
 	}
 	var stdout, stderr bytes.Buffer
@@ -231,68 +231,6 @@ func checkpointEveryGeneration(t *testing.T, path string, rs *runSettings) ([][]
 		t.Fatalf("exit %d, stderr %s", code, &stderr)
 	}
 	return snapshots, stdout.String()
-}
-
-// TestCheckpointRecordsStop checks the stop recorded by a checkpoint
-// written after a generation: -Inf and a value at the target end the run,
-// since es.Minimize stops right after such a generation, and nothing else
-// does; and that checkpoints are written every Every generations only.
-func TestCheckpointRecordsStop(t *testing.T) {
-	dir := t.TempDir()
-	s, err := es.New("hees", es.Config{Dim: 3, Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rs := runSettings{Algo: "hees", Restarts: "none", Seed: 1, Problem: "sphere", Dim: 3, Target: float(0.5), Workers: 1, TraceEvery: 1}
-	path := filepath.Join(dir, "cp.hees")
-	cp, err := createCheckpoint(context.Background(), path, 4, &rs, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cp.close()
-	for _, c := range []struct {
-		generation int
-		best       float64
-		written    bool
-		want       es.Reason
-	}{
-		{4, 0.75, true, ""},
-		{8, math.NaN(), true, ""},
-		{12, 0.5, true, es.ReasonTarget},
-		{16, -1, true, es.ReasonTarget},
-		{20, math.Inf(-1), true, es.ReasonMinusInf},
-		{21, 0.25, false, ""},
-		{22, math.Inf(-1), false, ""},
-	} {
-		before := readFile(t, path)
-		cp.afterGeneration(es.Progress{Strategy: s, Generation: c.generation, GenerationBest: c.best}, func() { t.Fatal("canceled") })
-		after := readFile(t, path)
-		if written := !bytes.Equal(before, after); written != c.written {
-			t.Errorf("generation %d: written %v, want %v (every 4)", c.generation, written, c.written)
-		}
-		if !c.written {
-			continue
-		}
-		st, err := decodeCheckpoint(after)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if st.file.Stop != c.want {
-			t.Errorf("generation %d, best %v: stop %q, want %q", c.generation, c.best, st.file.Stop, c.want)
-		}
-	}
-
-	// Without a target, a value above -Inf never stops the run.
-	rs.Target = nil
-	cp2, err := createCheckpoint(context.Background(), filepath.Join(dir, "cp2.hees"), 1, &rs, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cp2.close()
-	cp2.afterGeneration(es.Progress{Strategy: s, Generation: 1, GenerationBest: -1e300}, func() { t.Fatal("canceled") })
-	if st, err := decodeCheckpoint(readFile(t, filepath.Join(dir, "cp2.hees"))); err != nil || st.file.Stop != "" {
-		t.Errorf("no target: stop %q, err %v; want none", st.file.Stop, err)
-	}
 }
 
 // writeCheckpoint runs a short problem with a checkpoint in dir and
@@ -313,14 +251,14 @@ func TestResumeBadFiles(t *testing.T) {
 	dir := t.TempDir()
 	good, _ := writeCheckpoint(t, dir)
 	valid := readFile(t, good)
-	st, err := decodeCheckpoint(valid)
+	st, err := checkpoint.Decode(valid)
 	if err != nil {
 		t.Fatal(err)
 	}
-	reencode := func(change func(*checkpointState)) []byte {
+	reencode := func(change func(*checkpoint.State)) []byte {
 		c := *st
 		change(&c)
-		data, err := c.encode()
+		data, err := encodeState(&c)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -332,11 +270,11 @@ func TestResumeBadFiles(t *testing.T) {
 	binary.LittleEndian.PutUint16(version[8:], 2)
 	askTell := filepath.Join(dir, "asktell.hees")
 	mustCLI(t, "", "init", "-state", askTell, "-d", "3")
-	badJSON, err := statefile.Encode(checkpointKind, []byte(`{"run":{"algo":"hees"`))
+	badJSON, err := statefile.Encode(checkpoint.Kind, []byte(`{"run":{"algo":"hees"`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	unknownField, err := statefile.Encode(checkpointKind, []byte(`{"runs":{}}`))
+	unknownField, err := statefile.Encode(checkpoint.Kind, []byte(`{"runs":{}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -358,17 +296,17 @@ func TestResumeBadFiles(t *testing.T) {
 		{"ask-tell state", readFile(t, askTell), `hees resume: DIR/ask-tell state: statefile: wrong kind: the file holds "ask-tell/v1", want "checkpoint/v1"`, exitFailure},
 		{"bad json", badJSON, `hees resume: DIR/bad json: bad checkpoint: unexpected EOF`, exitFailure},
 		{"unknown field", unknownField, `hees resume: DIR/unknown field: bad checkpoint: json: unknown field "runs"`, exitFailure},
-		{"bad strategy", reencode(func(c *checkpointState) { c.file.Run.Restarts = "ipop" }),
-			`hees resume: DIR/bad strategy: bad checkpoint: es: saved state is of strategy "hees", cannot restore it into "ipop"`, exitFailure},
-		{"wrong dim", reencode(func(c *checkpointState) { c.file.Run.Dim = 4 }),
+		{"bad strategy", reencode(func(c *checkpoint.State) { c.File.Run.Restarts = "ipop" }),
+			`hees resume: DIR/bad strategy: bad checkpoint: the strategy is hees in 3 dimensions, the settings say ipop-hees in 3`, exitFailure},
+		{"wrong dim", reencode(func(c *checkpoint.State) { c.File.Run.Dim = 4 }),
 			`hees resume: DIR/wrong dim: bad checkpoint: the strategy is hees in 3 dimensions, the settings say hees in 4`, exitFailure},
-		{"no problem", reencode(func(c *checkpointState) { c.file.Run.Problem = "" }),
+		{"no problem", reencode(func(c *checkpoint.State) { c.File.Run.Problem = "" }),
 			`hees resume: DIR/no problem: bad checkpoint: want either a problem or a command`, exitFailure},
-		{"bad problem", reencode(func(c *checkpointState) { c.file.Run.Problem = "spehre" }),
+		{"bad problem", reencode(func(c *checkpoint.State) { c.File.Run.Problem = "spehre" }),
 			`hees resume: DIR/bad problem: bad checkpoint: objectives: unknown problem "spehre".*`, exitFailure},
-		{"zero workers", reencode(func(c *checkpointState) { c.file.Run.Workers = 0 }),
+		{"zero workers", reencode(func(c *checkpoint.State) { c.File.Run.Workers = 0 }),
 			`hees resume: DIR/zero workers: bad checkpoint: out of range: max_evals 30000, workers 0, .*`, exitFailure},
-		{"canceled stop", reencode(func(c *checkpointState) { c.file.Stop = es.ReasonCanceled }),
+		{"canceled stop", reencode(func(c *checkpoint.State) { c.File.Stop = es.ReasonCanceled }),
 			`hees resume: DIR/canceled stop: bad checkpoint: stop reason "canceled" does not end a run`, exitFailure},
 	} {
 		path := filepath.Join(dir, c.name)
@@ -478,12 +416,12 @@ $`)
 	}
 
 	// A run that goes on needs its trace as the checkpoint left it.
-	st, err := decodeCheckpoint(before)
+	st, err := checkpoint.Decode(before)
 	if err != nil {
 		t.Fatal(err)
 	}
-	st.file.Stop = ""
-	data, err := st.encode()
+	st.File.Stop = ""
+	data, err := encodeState(st)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -527,9 +465,9 @@ func TestCheckpointAtomic(t *testing.T) {
 				continue // not written yet
 			}
 			if err == nil {
-				var st *checkpointState
-				if st, err = decodeCheckpoint(data); err == nil {
-					g := st.strategy.Generation()
+				var st *checkpoint.State
+				if st, err = checkpoint.Decode(data); err == nil {
+					g := st.Strategy.Generation()
 					if g < last {
 						err = errors.New("generation " + strconv.Itoa(g) + " after " + strconv.Itoa(last))
 					}
@@ -582,7 +520,7 @@ func TestCheckpointWriteFailure(t *testing.T) {
 	go func() {
 		for start := time.Now(); time.Since(start) < 10*time.Second; time.Sleep(time.Millisecond) {
 			if data, err := os.ReadFile(path); err == nil {
-				if st, err := decodeCheckpoint(data); err == nil && st.strategy.Generation() >= 3 {
+				if st, err := checkpoint.Decode(data); err == nil && st.Strategy.Generation() >= 3 {
 					os.RemoveAll(dir)
 					return
 				}
@@ -648,11 +586,11 @@ func TestRunCheckpointProgramMissing(t *testing.T) {
 	}
 }
 
-// encode returns the bytes of the checkpoint file of st, with the state of
-// its strategy as it is now.
-func (st *checkpointState) encode() ([]byte, error) {
-	f := st.file
-	state, err := st.strategy.MarshalBinary()
+// encodeState returns the bytes of the checkpoint file of st, with the
+// state of its strategy as it is now.
+func encodeState(st *checkpoint.State) ([]byte, error) {
+	f := st.File
+	state, err := st.Strategy.MarshalBinary()
 	if err != nil {
 		return nil, err
 	}
@@ -661,5 +599,5 @@ func (st *checkpointState) encode() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return statefile.Encode(checkpointKind, payload)
+	return statefile.Encode(checkpoint.Kind, payload)
 }

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -10,16 +8,9 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
-	"strconv"
-	"strings"
-	"text/tabwriter"
 
-	"github.com/hees-dev/hees/es"
 	"github.com/hees-dev/hees/internal/atomicfile"
-	"github.com/hees-dev/hees/internal/svgplot"
-	"github.com/hees-dev/hees/internal/xmath"
-	"github.com/hees-dev/hees/linalg"
+	"github.com/hees-dev/hees/internal/experiment"
 	"github.com/hees-dev/hees/objectives"
 )
 
@@ -88,9 +79,9 @@ func runExperiment(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 		if name == "fig2" {
-			return fig2.run(stdout, stderr)
+			return runFig2(fig2, stdout, stderr)
 		}
-		return cond.run(stdout, stderr)
+		return runCondition(cond, stdout, stderr)
 	default:
 		fmt.Fprintf(stderr, "hees experiment: unknown experiment %q: want fig2 or condition\n", name)
 		return exitUsage
@@ -99,676 +90,122 @@ func runExperiment(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 
 // experimentFlags returns the flag set of the experiment name with its
 // settings: fig2 for "fig2", cond for "condition" (the other is nil).
-func experimentFlags(name string) (fs *flag.FlagSet, fig2 *fig2Experiment, cond *conditionExperiment) {
+func experimentFlags(name string) (fs *flag.FlagSet, fig2 *fig2Settings, cond *conditionSettings) {
 	fs = flag.NewFlagSet("hees experiment "+name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	var common *experimentCommon
 	switch name {
 	case "fig2":
-		fig2 = &fig2Experiment{}
-		common = &fig2.experimentCommon
-		fs.IntVar(&common.runs, "runs", 99, "number of runs per strategy (seeds 1..`N`)")
-		fs.IntVar(&fig2.iters, "iters", 8000, "number `T` of iterations per run (an iteration is one Ask/Tell after the initial point)")
-		fs.IntVar(&fig2.every, "every", 10, "record every `K`-th iteration (and the last)")
+		fig2 = &fig2Settings{}
+		common = &experimentCommon{&fig2.Dim, &fig2.Runs, &fig2.Workers, &fig2.out}
+		fs.IntVar(common.runs, "runs", 99, "number of runs per strategy (seeds 1..`N`)")
+		fs.IntVar(&fig2.Iters, "iters", 8000, "number `T` of iterations per run (an iteration is one Ask/Tell after the initial point)")
+		fs.IntVar(&fig2.Every, "every", 10, "record every `K`-th iteration (and the last)")
 	case "condition":
-		cond = &conditionExperiment{}
-		common = &cond.experimentCommon
-		fs.IntVar(&common.runs, "runs", 15, "number of runs per strategy and condition (seeds 1..`N`)")
-		fs.IntVar(&cond.budget, "budget", 1000000, "evaluation budget `B` of a run; a run that reaches it is capped")
-		fs.Float64Var(&cond.target, "target", 1e-8, "target value `F`: a run succeeds with the first evaluation f <= F")
+		cond = &conditionSettings{}
+		common = &experimentCommon{&cond.Dim, &cond.Runs, &cond.Workers, &cond.out}
+		fs.IntVar(common.runs, "runs", 15, "number of runs per strategy and condition (seeds 1..`N`)")
+		fs.IntVar(&cond.Budget, "budget", 1000000, "evaluation budget `B` of a run; a run that reaches it is capped")
+		fs.Float64Var(&cond.Target, "target", 1e-8, "target value `F`: a run succeeds with the first evaluation f <= F")
 	}
-	fs.IntVar(&common.dim, "d", 10, "dimension `D`, at least 2")
-	fs.StringVar(&common.out, "out", ".", "output directory `DIR`")
-	fs.IntVar(&common.workers, "workers", 0, "number `W` of runs at a time; 0 means the number of CPUs")
+	fs.IntVar(common.dim, "d", 10, "dimension `D`, at least 2")
+	fs.StringVar(common.out, "out", ".", "output directory `DIR`")
+	fs.IntVar(common.workers, "workers", 0, "number `W` of runs at a time; 0 means the number of CPUs")
 	return fs, fig2, cond
 }
 
-// experimentCommon holds the settings every experiment has.
-type experimentCommon struct {
-	dim, runs, workers int
-	out                string
+// fig2Settings are the flags of hees experiment fig2.
+type fig2Settings struct {
+	experiment.Fig2
+	out string
 }
 
-// check reports the first bad common setting of an experiment as a
+// conditionSettings are the flags of hees experiment condition.
+type conditionSettings struct {
+	experiment.Condition
+	out string
+}
+
+// experimentCommon points to the settings every experiment has.
+type experimentCommon struct {
+	dim, runs, workers *int
+	out                *string
+}
+
+// checkCommon reports the first bad setting that every experiment has as a
 // usageError.
-func (c *experimentCommon) check() error {
+func checkCommon(dim, runs, workers int, out string) error {
 	switch {
-	case c.dim < 2:
-		return usagef("-d is %d, want at least 2 (the HE-ES compares two directions)", c.dim)
-	case c.dim > objectives.MaxDim:
-		return usagef("-d is %d, want at most %d", c.dim, objectives.MaxDim)
-	case c.runs < 1:
-		return usagef("-runs is %d, want at least 1", c.runs)
-	case c.workers < 0:
-		return usagef("-workers is %d, want 0 (the number of CPUs) or more", c.workers)
-	case c.out == "":
+	case dim < 2:
+		return usagef("-d is %d, want at least 2 (the HE-ES compares two directions)", dim)
+	case dim > objectives.MaxDim:
+		return usagef("-d is %d, want at most %d", dim, objectives.MaxDim)
+	case runs < 1:
+		return usagef("-runs is %d, want at least 1", runs)
+	case workers < 0:
+		return usagef("-workers is %d, want 0 (the number of CPUs) or more", workers)
+	case out == "":
 		return usagef("-out is empty, want a directory")
 	}
 	return nil
 }
 
-// writeOutputs creates the output directory and writes each file of files
-// (name to content) atomically, reporting each on stdout.
-func (c *experimentCommon) writeOutputs(stdout io.Writer, files []experimentFile) error {
-	if err := os.MkdirAll(c.out, 0o755); err != nil {
+// runFig2 checks the settings of hees experiment fig2, runs it and writes
+// its files.
+func runFig2(e *fig2Settings, stdout, stderr io.Writer) int {
+	err := checkCommon(e.Dim, e.Runs, e.Workers, e.out)
+	switch {
+	case err != nil:
+	case e.Iters < 1:
+		err = usagef("-iters is %d, want at least 1", e.Iters)
+	case e.Every < 1:
+		err = usagef("-every is %d, want at least 1", e.Every)
+	}
+	return runChecked("hees experiment fig2", err, e.Run, e.out, stdout, stderr)
+}
+
+// runCondition checks the settings of hees experiment condition, runs it
+// and writes its files.
+func runCondition(e *conditionSettings, stdout, stderr io.Writer) int {
+	err := checkCommon(e.Dim, e.Runs, e.Workers, e.out)
+	switch {
+	case err != nil:
+	case e.Budget < 1:
+		err = usagef("-budget is %d, want at least 1", e.Budget)
+	case math.IsNaN(e.Target) || math.IsInf(e.Target, 0):
+		err = usagef("-target is %v, want a finite number", e.Target)
+	}
+	return runChecked("hees experiment condition", err, e.Run, e.out, stdout, stderr)
+}
+
+// runChecked runs an experiment whose settings were checked with the result
+// err, writes its files in out and returns the exit status; name prefixes
+// the error lines.
+func runChecked(name string, err error, run func(io.Writer) ([]experiment.File, error), out string, stdout, stderr io.Writer) int {
+	if err == nil {
+		var files []experiment.File
+		if files, err = run(stdout); err == nil {
+			err = writeExperiment(out, files, stdout)
+		}
+	}
+	if err != nil {
+		return report(stderr, name, err)
+	}
+	return exitOK
+}
+
+// writeExperiment creates the output directory out and writes each of
+// files atomically, reporting each on stdout.
+func writeExperiment(out string, files []experiment.File, stdout io.Writer) error {
+	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
 	for _, f := range files {
-		path := filepath.Join(c.out, f.name)
-		if err := atomicfile.WriteFile(path, f.data, 0o644); err != nil {
+		path := filepath.Join(out, f.Name)
+		if err := atomicfile.WriteFile(path, f.Data, 0o644); err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "wrote %s\n", path)
 	}
 	return nil
-}
-
-// experimentFile is one output file of an experiment.
-type experimentFile struct {
-	name string
-	data []byte
-}
-
-// medianOf returns the median of v, which it sorts: the middle value, or
-// the mean of the two middle values for an even count. NaN ranks above
-// +Inf, so NaNs (failed eigendecompositions) move the median up, never
-// hide.
-func medianOf(v []float64) float64 {
-	slices.SortFunc(v, compareNaNLast)
-	n := len(v)
-	if n%2 == 1 {
-		return v[n/2]
-	}
-	return 0.5 * (v[n/2-1] + v[n/2])
-}
-
-// compareNaNLast orders floats increasingly with NaN after +Inf.
-func compareNaNLast(a, b float64) int {
-	switch an, bn := math.IsNaN(a), math.IsNaN(b); {
-	case an && bn:
-		return 0
-	case an:
-		return 1
-	case bn:
-		return -1
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-// shortFloat writes v as %g does, without the exponent's plus sign and
-// leading zero: 1e-8, 3e6.
-func shortFloat(v float64) string {
-	s := formatValue(v)
-	s = strings.Replace(s, "e+", "e", 1)
-	s = strings.Replace(s, "e-0", "e-", 1)
-	return strings.Replace(s, "e0", "e", 1)
-}
-
-// Figure 2.
-
-// fig2Experiment is the paper's Figure 2 (ALGORITHMS.md Section 13 item 7).
-type fig2Experiment struct {
-	experimentCommon
-	iters, every int
-}
-
-// fig2Strategies are the strategies of Figure 2 with their panel titles.
-var fig2Strategies = []struct{ name, title string }{
-	{"hees14", "(1+4)-HE-ES (hees14)"},
-	{"cma11", "(1+1)-CMA-ES (cma11)"},
-}
-
-// fig2Run is the record of one run: the values at each recorded iteration.
-type fig2Run struct {
-	evals                          []int
-	condMinus1, traceMinusD, fBest []float64
-}
-
-// recordedIterations lists the iterations Figure 2 records: 0, every,
-// 2·every, ... and iters.
-func (e *fig2Experiment) recordedIterations() []int {
-	var its []int
-	for t := 0; t <= e.iters; t += e.every {
-		its = append(its, t)
-	}
-	if its[len(its)-1] != e.iters {
-		its = append(its, e.iters)
-	}
-	return its
-}
-
-// run runs the experiment and writes its files.
-func (e *fig2Experiment) run(stdout, stderr io.Writer) int {
-	const name = "hees experiment fig2"
-	err := e.check()
-	switch {
-	case err != nil:
-	case e.iters < 1:
-		err = usagef("-iters is %d, want at least 1", e.iters)
-	case e.every < 1:
-		err = usagef("-every is %d, want at least 1", e.every)
-	}
-	if err != nil {
-		return report(stderr, name, err)
-	}
-	its := e.recordedIterations()
-	runs := make([]fig2Run, len(fig2Strategies)*e.runs)
-	err = runJobs(context.Background(), len(runs), poolSize(e.workers, len(runs)), func(_ context.Context, i int) error {
-		var err error
-		runs[i], err = e.oneRun(fig2Strategies[i/e.runs].name, uint64(i%e.runs+1), its)
-		return err
-	})
-	if err != nil {
-		return report(stderr, name, err)
-	}
-	medians := e.medians(runs, len(its))
-	svg, err := e.figure(its, medians)
-	if err != nil {
-		return report(stderr, name, fmt.Errorf("drawing the figure: %w", err))
-	}
-	e.summary(stdout, its, medians)
-	files := []experimentFile{{"fig2.csv", e.csv(its, medians)}, {"fig2.svg", svg}}
-	if err := e.writeOutputs(stdout, files); err != nil {
-		return report(stderr, name, err)
-	}
-	return exitOK
-}
-
-// fig2InitialTransform returns A0 = diag(sqrt(c_i)) with
-// c_i = 1e6^(1/2 - (i-1)/(d-1)), i = 1..d: C0 = A0 A0^T is
-// diag(1e6^(-(i-1)/(d-1))) scaled by 1e6^(1/2) to det 1 (ALGORITHMS.md
-// Section 13 item 7).
-func fig2InitialTransform(d int) *linalg.Dense {
-	a := linalg.NewDense(d, d, nil)
-	for i := range d {
-		a.Set(i, i, xmath.Pow(1e6, 0.25-float64(i)/float64(2*(d-1))))
-	}
-	return a
-}
-
-// oneRun runs strategy name with seed on the sphere for e.iters iterations
-// and records cond(C) - 1, tr(C/det(C)^(1/d)) - d and the best value at the
-// iterations its.
-func (e *fig2Experiment) oneRun(name string, seed uint64, its []int) (fig2Run, error) {
-	d := e.dim
-	sphere, err := objectives.NewSphere(d)
-	if err != nil {
-		return fig2Run{}, err
-	}
-	x0 := make([]float64, d)
-	for i := range x0 {
-		x0[i] = 1
-	}
-	s, err := es.New(name, es.Config{
-		Dim: d, Seed: seed, Sigma0: 1, X0: x0, A0: fig2InitialTransform(d),
-		TolFun: -1, // the figure runs a fixed number of iterations
-	})
-	if err != nil {
-		return fig2Run{}, err
-	}
-	r := fig2Run{
-		evals:       make([]int, len(its)),
-		condMinus1:  make([]float64, len(its)),
-		traceMinusD: make([]float64, len(its)),
-		fBest:       make([]float64, len(its)),
-	}
-	var (
-		pop    linalg.Dense
-		cov    linalg.Dense
-		eig    linalg.EigenSym
-		values []float64
-		f      []float64
-	)
-	next := 0 // index into its of the next iteration to record
-	// Generation 0 evaluates the initial mean; iteration t is generation t.
-	for gen := 0; gen <= e.iters; gen++ {
-		if reason := s.Stop(); reason != "" {
-			return r, fmt.Errorf("%s run with seed %d stopped at iteration %d of %d: %s (try fewer -iters)", name, seed, gen-1, e.iters, reason)
-		}
-		if err := s.Ask(&pop); err != nil {
-			return r, fmt.Errorf("%s run with seed %d: %w", name, seed, err)
-		}
-		rows, _ := pop.Dims()
-		f = slices.Grow(f[:0], rows)[:rows]
-		for k := range rows {
-			f[k] = sphere.Eval(pop.RawRow(k))
-		}
-		if err := s.Tell(f); err != nil {
-			return r, fmt.Errorf("%s run with seed %d: %w", name, seed, err)
-		}
-		if gen != its[next] {
-			continue
-		}
-		cov.MulAAT(s.Transform())
-		cond, trace := math.NaN(), math.NaN()
-		if eig.Factorize(&cov, false) == nil {
-			values = eig.Values(values)
-			cond, trace = covarianceDeviation(values)
-		}
-		_, best := s.Best()
-		r.evals[next] = s.Evals()
-		r.condMinus1[next] = cond
-		r.traceMinusD[next] = trace
-		r.fBest[next] = best
-		next++
-	}
-	return r, nil
-}
-
-// covarianceDeviation returns cond(C) - 1 and tr(C / det(C)^(1/d)) - d
-// from the eigenvalues of C in ascending order, or NaNs when the smallest is
-// not positive or a value is not finite.
-//
-// Both are computed so that they keep their relative accuracy when C is
-// close to a multiple of I, where the direct differences would cancel to
-// rounding noise (about 2e-15 for the trace of a 10×10 matrix).
-// cond - 1 is (λ_max - λ_min)/λ_min, a subtraction that is exact for close
-// values. With w_i = ln(λ_i/λ_min) and v_i = w_i - mean(w), the normalised
-// eigenvalues are λ_i / det(C)^(1/d) = e^(v_i) and Σ v_i = 0, so
-// tr(C / det(C)^(1/d)) - d = Σ (e^(v_i) - 1 - v_i), a sum of non-negative
-// terms of about v_i²/2 that does not depend on the rounding of mean(w) to
-// first order (ALGORITHMS.md Section 13 item 6 defines the quantity).
-func covarianceDeviation(values []float64) (condMinus1, traceMinusD float64) {
-	d := len(values)
-	lo, hi := values[0], values[d-1]
-	if !(lo > 0) || math.IsInf(hi, 1) || math.IsNaN(hi) {
-		return math.NaN(), math.NaN()
-	}
-	w := make([]float64, d)
-	mean := 0.0
-	for i, v := range values {
-		w[i] = xmath.Log1p((v - lo) / lo)
-		mean += w[i]
-	}
-	mean /= float64(d)
-	for _, wi := range w {
-		traceMinusD += expMinusLinear(wi - mean)
-	}
-	return (hi - lo) / lo, traceMinusD
-}
-
-// expMinusLinear returns e^v - 1 - v, by its Taylor series where the
-// direct form would cancel.
-func expMinusLinear(v float64) float64 {
-	if math.Abs(v) < 1e-2 {
-		// The next term, v^7/5040, is below 2e-15 of the sum here.
-		return float64(v*v) * (0.5 + v*(1.0/6+v*(1.0/24+v*(1.0/120+v*(1.0/720)))))
-	}
-	return xmath.Expm1(v) - v
-}
-
-// fig2Medians are the medians of one strategy at the recorded iterations.
-type fig2Medians = fig2Run
-
-// medians returns, per strategy, the medians over its runs at each of the
-// points recorded iterations.
-func (e *fig2Experiment) medians(runs []fig2Run, points int) []fig2Medians {
-	out := make([]fig2Medians, len(fig2Strategies))
-	column := make([]float64, e.runs)
-	median := func(runs []fig2Run, k int, get func(*fig2Run) []float64) float64 {
-		for j := range runs {
-			column[j] = get(&runs[j])[k]
-		}
-		return medianOf(column)
-	}
-	for si := range fig2Strategies {
-		own := runs[si*e.runs : (si+1)*e.runs]
-		m := fig2Medians{
-			evals:       own[0].evals, // the same in every run
-			condMinus1:  make([]float64, points),
-			traceMinusD: make([]float64, points),
-			fBest:       make([]float64, points),
-		}
-		for k := range points {
-			m.condMinus1[k] = median(own, k, func(r *fig2Run) []float64 { return r.condMinus1 })
-			m.traceMinusD[k] = median(own, k, func(r *fig2Run) []float64 { return r.traceMinusD })
-			m.fBest[k] = median(own, k, func(r *fig2Run) []float64 { return r.fBest })
-		}
-		out[si] = m
-	}
-	return out
-}
-
-// csv writes one row per strategy and recorded iteration.
-func (e *fig2Experiment) csv(its []int, medians []fig2Medians) []byte {
-	var b bytes.Buffer
-	b.WriteString("strategy,iteration,evals,median_cond_C_minus_1,median_normtrace_C_minus_d,median_f_best\n")
-	for si, st := range fig2Strategies {
-		m := &medians[si]
-		for k, t := range its {
-			fmt.Fprintf(&b, "%s,%d,%d,%s,%s,%s\n", st.name, t, m.evals[k],
-				formatValue(m.condMinus1[k]), formatValue(m.traceMinusD[k]), formatValue(m.fBest[k]))
-		}
-	}
-	return b.Bytes()
-}
-
-// summary prints the medians at the first, middle and last recorded
-// iterations.
-func (e *fig2Experiment) summary(w io.Writer, its []int, medians []fig2Medians) {
-	fmt.Fprintf(w, "fig2: sphere, d = %d, medians of %d runs, %d iterations\n", e.dim, e.runs, e.iters)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "strategy\titeration\tcond(C)-1\ttr(C)-d\tbest f")
-	for si, st := range fig2Strategies {
-		m := &medians[si]
-		for _, k := range []int{0, len(its) / 2, len(its) - 1} {
-			fmt.Fprintf(tw, "%s\t%d\t%.3g\t%.3g\t%.3g\n", st.name, its[k], m.condMinus1[k], m.traceMinusD[k], m.fBest[k])
-		}
-	}
-	tw.Flush()
-}
-
-// figure draws Figure 2: one panel per strategy, cond(C) - 1 solid and
-// tr(C) - d dashed, on the same logarithmic y range.
-func (e *fig2Experiment) figure(its []int, medians []fig2Medians) ([]byte, error) {
-	x := make([]float64, len(its))
-	for k, t := range its {
-		x[k] = float64(t)
-	}
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, m := range medians {
-		for _, v := range slices.Concat(m.condMinus1, m.traceMinusD) {
-			if v > 0 && !math.IsInf(v, 1) {
-				lo, hi = min(lo, v), max(hi, v)
-			}
-		}
-	}
-	var yRange svgplot.Range
-	if lo < hi {
-		// Whole decades, shared by both panels so they compare at a glance.
-		yRange = svgplot.Range{Min: math.Pow(10, math.Floor(math.Log10(lo))), Max: math.Pow(10, math.Ceil(math.Log10(hi)))}
-	}
-	fig := &svgplot.Figure{
-		Title:   fmt.Sprintf("Sphere, d = %d, started with C0 of the ellipsoid of condition 1e6 (medians of %d runs)", e.dim, e.runs),
-		Columns: 2,
-	}
-	for si, st := range fig2Strategies {
-		fig.Panels = append(fig.Panels, svgplot.Panel{
-			Title:  st.title,
-			XLabel: "iteration",
-			YLabel: "median over the runs",
-			YScale: svgplot.Log10,
-			YRange: yRange,
-			Series: []svgplot.Series{
-				{Name: "cond(C) − 1", X: x, Y: medians[si].condMinus1},
-				{Name: "tr(C) − d, det C = 1", X: x, Y: medians[si].traceMinusD, Dashed: true},
-			},
-		})
-	}
-	var b bytes.Buffer
-	if err := fig.WriteSVG(&b); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
-}
-
-// The condition experiment.
-
-// conditionExperiment measures evaluations to a target against the
-// condition number of the ellipsoid.
-type conditionExperiment struct {
-	experimentCommon
-	budget int
-	target float64
-}
-
-// conditionStrategies and conditionNumbers span the experiment's grid.
-var (
-	conditionStrategies = []string{"hees14", "hees", "cma11", "es11"}
-	conditionNumbers    = []float64{1, 1e2, 1e4, 1e6}
-)
-
-// conditionRun is the outcome of one run.
-type conditionRun struct {
-	// evals is the number of evaluations up to and including the first
-	// value <= target (counted in row order) when reached, and the
-	// evaluations spent otherwise.
-	evals   int
-	reached bool
-	stop    es.Reason
-	fBest   float64
-}
-
-// capped reports whether the run ended by its budget before the target.
-func (r *conditionRun) capped() bool { return r.stop == es.ReasonMaxEvals }
-
-// run runs the experiment and writes its files.
-func (e *conditionExperiment) run(stdout, stderr io.Writer) int {
-	const name = "hees experiment condition"
-	err := e.check()
-	switch {
-	case err != nil:
-	case e.budget < 1:
-		err = usagef("-budget is %d, want at least 1", e.budget)
-	case math.IsNaN(e.target) || math.IsInf(e.target, 0):
-		err = usagef("-target is %v, want a finite number", e.target)
-	}
-	if err != nil {
-		return report(stderr, name, err)
-	}
-	perStrategy := len(conditionNumbers) * e.runs
-	runs := make([]conditionRun, len(conditionStrategies)*perStrategy)
-	err = runJobs(context.Background(), len(runs), poolSize(e.workers, len(runs)), func(_ context.Context, i int) error {
-		name := conditionStrategies[i/perStrategy]
-		cond := conditionNumbers[i%perStrategy/e.runs]
-		var err error
-		runs[i], err = e.oneRun(name, cond, uint64(i%e.runs+1))
-		return err
-	})
-	if err != nil {
-		return report(stderr, name, err)
-	}
-	cells := e.summarise(runs)
-	svg, err := e.figure(cells)
-	if err != nil {
-		return report(stderr, name, fmt.Errorf("drawing the figure: %w", err))
-	}
-	e.printSummary(stdout, cells)
-	files := []experimentFile{
-		{"condition.csv", e.runsCSV(runs)},
-		{"condition_summary.csv", e.summaryCSV(cells)},
-		{"condition.svg", svg},
-	}
-	if err := e.writeOutputs(stdout, files); err != nil {
-		return report(stderr, name, err)
-	}
-	return exitOK
-}
-
-// oneRun runs strategy name with seed on the ellipsoid of condition cond
-// until a value <= e.target, the budget, or an internal stop.
-func (e *conditionExperiment) oneRun(name string, cond float64, seed uint64) (conditionRun, error) {
-	p, err := objectives.NewEllipsoid(e.dim, cond)
-	if err != nil {
-		return conditionRun{}, err
-	}
-	// TolFun < 0: the f-spread criterion is off, as it measures no speed; the
-	// elitist strategies' one (1e-11 on the values of one generation and its
-	// parent) stops the (1+1)-ES above 1e-8 on the ellipsoid of condition
-	// 1e2. The other internal criteria stay on and are recorded.
-	s, err := es.New(name, es.Config{Dim: e.dim, Seed: seed, Sigma0: 2, Box: 3, TolFun: -1})
-	if err != nil {
-		return conditionRun{}, err
-	}
-	var (
-		pop linalg.Dense
-		f   []float64
-	)
-	for {
-		if reason := s.Stop(); reason != "" {
-			return e.result(s, reason), nil
-		}
-		if err := s.Ask(&pop); err != nil {
-			return conditionRun{}, fmt.Errorf("%s on %s, seed %d: %w", name, p.Name(), seed, err)
-		}
-		rows, _ := pop.Dims()
-		if s.Evals()+rows > e.budget {
-			// As es.Minimize: no generation is evaluated in part.
-			return e.result(s, es.ReasonMaxEvals), nil
-		}
-		f = slices.Grow(f[:0], rows)[:rows]
-		hit := -1
-		for k := range rows {
-			f[k] = p.Eval(pop.RawRow(k))
-			if hit < 0 && f[k] <= e.target {
-				hit = k
-			}
-		}
-		before := s.Evals()
-		if err := s.Tell(f); err != nil {
-			return conditionRun{}, fmt.Errorf("%s on %s, seed %d: %w", name, p.Name(), seed, err)
-		}
-		if hit >= 0 {
-			r := e.result(s, es.ReasonTarget)
-			r.evals, r.reached = before+hit+1, true
-			return r, nil
-		}
-	}
-}
-
-// result is the outcome of a run of s that ended for reason.
-func (e *conditionExperiment) result(s es.Strategy, reason es.Reason) conditionRun {
-	_, best := s.Best()
-	return conditionRun{evals: s.Evals(), stop: reason, fBest: best}
-}
-
-// conditionCell summarises the runs of one strategy on one condition.
-type conditionCell struct {
-	strategy string
-	cond     float64
-	runs     int
-	reached  int
-	// median, lo and hi are the median, minimum and maximum of the
-	// evaluations, with a run that did not reach the target ranked above
-	// every run that did: a statistic that falls on such a run is +Inf
-	// (not reached within the budget).
-	median, lo, hi float64
-}
-
-// summarise returns one cell per strategy and condition, in the order of
-// runs.
-func (e *conditionExperiment) summarise(runs []conditionRun) []conditionCell {
-	var cells []conditionCell
-	evals := make([]float64, e.runs)
-	for c := 0; c*e.runs < len(runs); c++ {
-		own := runs[c*e.runs : (c+1)*e.runs]
-		cell := conditionCell{
-			strategy: conditionStrategies[c/len(conditionNumbers)],
-			cond:     conditionNumbers[c%len(conditionNumbers)],
-			runs:     e.runs,
-		}
-		for j, r := range own {
-			evals[j] = math.Inf(1)
-			if r.reached {
-				evals[j] = float64(r.evals)
-				cell.reached++
-			}
-		}
-		cell.median = medianOf(evals) // sorts evals
-		cell.lo, cell.hi = evals[0], evals[len(evals)-1]
-		cells = append(cells, cell)
-	}
-	return cells
-}
-
-// runsCSV writes one row per run.
-func (e *conditionExperiment) runsCSV(runs []conditionRun) []byte {
-	var b bytes.Buffer
-	b.WriteString("strategy,cond,run,seed,evals,reached,capped,stop,f_best\n")
-	perStrategy := len(conditionNumbers) * e.runs
-	for i, r := range runs {
-		run := i%e.runs + 1
-		fmt.Fprintf(&b, "%s,%s,%d,%d,%d,%t,%t,%s,%s\n",
-			conditionStrategies[i/perStrategy], formatValue(conditionNumbers[i%perStrategy/e.runs]),
-			run, run, r.evals, r.reached, r.capped(), r.stop, formatValue(r.fBest))
-	}
-	return b.Bytes()
-}
-
-// summaryCSV writes one row per strategy and condition.
-func (e *conditionExperiment) summaryCSV(cells []conditionCell) []byte {
-	var b bytes.Buffer
-	b.WriteString("strategy,cond,runs,reached,median_evals,min_evals,max_evals,budget\n")
-	for _, c := range cells {
-		fmt.Fprintf(&b, "%s,%s,%d,%d,%s,%s,%s,%d\n", c.strategy, formatValue(c.cond), c.runs, c.reached,
-			formatValue(c.median), formatValue(c.lo), formatValue(c.hi), e.budget)
-	}
-	return b.Bytes()
-}
-
-// printSummary prints the table of cells.
-func (e *conditionExperiment) printSummary(w io.Writer, cells []conditionCell) {
-	fmt.Fprintf(w, "condition: ellipsoid, d = %d, %d runs, evaluations to f <= %g, budget %d\n", e.dim, e.runs, e.target, e.budget)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "strategy\tcond\treached\tmedian\tmin\tmax\t")
-	show := func(v float64) string {
-		if math.IsInf(v, 1) {
-			return "-"
-		}
-		return strconv.FormatFloat(v, 'f', -1, 64)
-	}
-	for _, c := range cells {
-		fmt.Fprintf(tw, "%s\t%g\t%d/%d\t%s\t%s\t%s\t\n", c.strategy, c.cond, c.reached, c.runs, show(c.median), show(c.lo), show(c.hi))
-	}
-	tw.Flush()
-}
-
-// figure draws the medians against the condition number on log-log axes,
-// with a bar from the fastest to the slowest run. A statistic that did not
-// reach the target is drawn at the budget with a hollow marker. The bars
-// of the strategies are shifted a little sideways so they do not hide
-// each other.
-func (e *conditionExperiment) figure(cells []conditionCell) ([]byte, error) {
-	budget := float64(e.budget)
-	nc := len(conditionNumbers)
-	panel := svgplot.Panel{
-		XLabel:        "condition number of the ellipsoid (1 = sphere)",
-		YLabel:        "evaluations to f ≤ " + shortFloat(e.target),
-		XScale:        svgplot.Log10,
-		YScale:        svgplot.Log10,
-		XRange:        svgplot.Range{Min: conditionNumbers[0] / 2.5, Max: conditionNumbers[nc-1] * 2.5},
-		CensoredLabel: "target not reached: at the budget",
-	}
-	atBudget := func(v float64) (float64, bool) {
-		if math.IsInf(v, 1) {
-			return budget, true
-		}
-		return v, false
-	}
-	// The budget line goes first, under the markers drawn on it.
-	panel.Series = append(panel.Series, svgplot.Series{
-		Name: "budget", X: []float64{panel.XRange.Min, panel.XRange.Max}, Y: []float64{budget, budget},
-		Dashed: true, Color: "#777777",
-	})
-	for si, name := range conditionStrategies {
-		shift := math.Pow(10, 0.06*(float64(si)-float64(len(conditionStrategies)-1)/2))
-		median := svgplot.Series{Name: name, Style: svgplot.LineMarkers, Color: svgplot.PaletteColor(si)}
-		bars := svgplot.Series{Color: svgplot.PaletteColor(si)}
-		for _, c := range cells[si*nc : (si+1)*nc] {
-			x := c.cond * shift
-			y, censored := atBudget(c.median)
-			median.X = append(median.X, x)
-			median.Y = append(median.Y, y)
-			median.Censored = append(median.Censored, censored)
-			lo, _ := atBudget(c.lo)
-			hi, _ := atBudget(c.hi)
-			// NaN breaks the line between two bars.
-			bars.X = append(bars.X, x, x, math.NaN())
-			bars.Y = append(bars.Y, lo, hi, math.NaN())
-		}
-		panel.Series = append(panel.Series, bars, median)
-	}
-	fig := &svgplot.Figure{
-		Title:  fmt.Sprintf("Evaluations to f ≤ %s on ellipsoids, d = %d (median, bar: min–max of %d runs)", shortFloat(e.target), e.dim, e.runs),
-		Panels: []svgplot.Panel{panel},
-	}
-	var b bytes.Buffer
-	if err := fig.WriteSVG(&b); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
 }

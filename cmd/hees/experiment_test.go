@@ -14,7 +14,7 @@ import (
 	"testing"
 
 	"github.com/hees-dev/hees/es"
-	"github.com/hees-dev/hees/linalg"
+	"github.com/hees-dev/hees/internal/experiment"
 	"github.com/hees-dev/hees/objectives"
 )
 
@@ -165,131 +165,6 @@ func TestFig2(t *testing.T) {
 	}
 }
 
-// TestFig2MatchesLibraryTrace checks the values one run records at
-// iteration t against what es.Minimize's trace reports for the same
-// configuration after generation t (its cond_C and normtrace_C columns),
-// up to the rounding of the two formulas.
-func TestFig2MatchesLibraryTrace(t *testing.T) {
-	const d, iters = 5, 60
-	e := &fig2Experiment{experimentCommon: experimentCommon{dim: d, runs: 1}, iters: iters, every: 1}
-	its := e.recordedIterations()
-	r, err := e.oneRun("hees14", 7, its)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sphere, err := objectives.NewSphere(d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	x0 := []float64{1, 1, 1, 1, 1}
-	s, err := es.New("hees14", es.Config{Dim: d, Seed: 7, Sigma0: 1, X0: x0, A0: fig2InitialTransform(d), TolFun: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	trace := &es.Trace{}
-	if _, err := es.Minimize(context.Background(), es.Func(sphere.Eval), s, es.Options{Trace: trace, MaxEvals: 1 + 4*iters}); err != nil {
-		t.Fatal(err)
-	}
-	if len(trace.Rows) != iters+1 {
-		t.Fatalf("library trace has %d rows, want %d", len(trace.Rows), iters+1)
-	}
-	for k, row := range trace.Rows {
-		if row.Generation-1 != its[k] {
-			t.Fatalf("row %d is generation %d, want %d", k, row.Generation, its[k]+1)
-		}
-		if got, want := r.condMinus1[k], row.CondC-1; math.Abs(got-want) > 1e-9*math.Max(1, want) {
-			t.Errorf("iteration %d: cond(C) - 1 = %v, library %v", its[k], got, want)
-		}
-		if got, want := r.traceMinusD[k], row.NormTraceC-d; math.Abs(got-want) > 1e-12*math.Max(1, row.NormTraceC) {
-			t.Errorf("iteration %d: tr(C) - d = %v, library %v", its[k], got, want)
-		}
-		if r.fBest[k] != row.FBest {
-			t.Errorf("iteration %d: best f = %v, library %v", its[k], r.fBest[k], row.FBest)
-		}
-	}
-}
-
-// TestCovarianceDeviation compares with the direct formulas where they are
-// accurate, and with the series where the direct trace would cancel.
-func TestCovarianceDeviation(t *testing.T) {
-	// A moderately conditioned matrix: the library's NormalizedTrace - d
-	// and CondSym - 1 are accurate there.
-	c := linalg.NewDense(3, 3, []float64{
-		4, 1, 0.5,
-		1, 3, 0.2,
-		0.5, 0.2, 0.5,
-	})
-	values, _, err := linalg.SymEig(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cond, trace := covarianceDeviation(values)
-	wantCond, err := linalg.CondSym(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wantTrace, err := linalg.NormalizedTrace(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if math.Abs(cond-(wantCond-1)) > 1e-13*wantCond || math.Abs(trace-(wantTrace-3)) > 1e-13*wantTrace {
-		t.Errorf("got (%v, %v), want (%v, %v)", cond, trace, wantCond-1, wantTrace-3)
-	}
-
-	// Eigenvalues e^(v_i) with Σ v_i = 0 and tiny v_i: the result is
-	// Σ (e^v - 1 - v) = Σ (v²/2 + v³/6 + v⁴/24 ...), with the odd terms
-	// cancelling in ± pairs, and cond - 1 = e^(2 v_max) - 1.
-	for _, v := range []float64{1e-3, 1e-7, 1e-12} {
-		vs := []float64{-2 * v, -v, 0, v, 2 * v}
-		values := make([]float64, len(vs))
-		for i, x := range vs {
-			values[i] = math.Exp(x) * 3 // any scale
-		}
-		cond, trace := covarianceDeviation(values)
-		want := 0.0
-		for _, x := range vs {
-			want += x*x/2 + x*x*x*x/24
-		}
-		// math.Exp rounds the eigenvalues by about 1e-16, which moves v by
-		// as much; the result moves by about v·1e-16 per term.
-		tol := 1e-10*want + 10*v*1e-16
-		if math.Abs(trace-want) > tol {
-			t.Errorf("v = %g: tr - d = %v, want %v ± %v", v, trace, want, tol)
-		}
-		if wantCond := math.Expm1(4 * v); math.Abs(cond-wantCond) > 1e-9*wantCond+1e-15 {
-			t.Errorf("v = %g: cond - 1 = %v, want %v", v, cond, wantCond)
-		}
-	}
-
-	for _, bad := range [][]float64{{0, 1}, {-1, 1}, {1, math.Inf(1)}, {math.NaN(), 1}} {
-		if c, tr := covarianceDeviation(bad); !math.IsNaN(c) || !math.IsNaN(tr) {
-			t.Errorf("covarianceDeviation(%v) = %v, %v; want NaNs", bad, c, tr)
-		}
-	}
-}
-
-// TestMedianOf checks odd and even counts and that NaN ranks last.
-func TestMedianOf(t *testing.T) {
-	nan := math.NaN()
-	for _, tc := range []struct {
-		in   []float64
-		want float64
-	}{
-		{[]float64{3}, 3},
-		{[]float64{5, 1, 3}, 3},
-		{[]float64{4, 1, 3, 2}, 2.5},
-		{[]float64{nan, 1, 2}, 2},
-		{[]float64{nan, nan, 1}, nan},
-		{[]float64{math.Inf(1), 1, 2}, 2},
-		{[]float64{math.Inf(1), math.Inf(1), 2}, math.Inf(1)},
-	} {
-		got := medianOf(append([]float64(nil), tc.in...))
-		if got != tc.want && !(math.IsNaN(got) && math.IsNaN(tc.want)) {
-			t.Errorf("medianOf(%v) = %v, want %v", tc.in, got, tc.want)
-		}
-	}
-}
-
 // TestCondition runs a small condition experiment and checks its files,
 // each run against es.Minimize with the same settings, and that the bytes
 // do not depend on the number of workers.
@@ -301,15 +176,15 @@ func TestCondition(t *testing.T) {
 	runExperimentIn(t, three, append(args, "-workers", "3")...)
 	sameOutputs(t, one, three, "condition.csv", "condition_summary.csv", "condition.svg")
 	svg := checkSVG(t, filepath.Join(one, "condition.svg"))
-	for _, name := range conditionStrategies {
+	for _, name := range experiment.ConditionStrategies {
 		if !strings.Contains(svg, ">"+name+"<") {
 			t.Errorf("the SVG has no legend entry %q", name)
 		}
 	}
 
 	rows := readCSV(t, filepath.Join(one, "condition.csv"), "strategy,cond,run,seed,evals,reached,capped,stop,f_best")
-	if len(rows) != len(conditionStrategies)*len(conditionNumbers)*runs {
-		t.Fatalf("%d rows, want %d", len(rows), len(conditionStrategies)*len(conditionNumbers)*runs)
+	if len(rows) != len(experiment.ConditionStrategies)*len(experiment.ConditionNumbers)*runs {
+		t.Fatalf("%d rows, want %d", len(rows), len(experiment.ConditionStrategies)*len(experiment.ConditionNumbers)*runs)
 	}
 	capped := 0
 	for _, row := range rows {
@@ -360,8 +235,8 @@ func TestCondition(t *testing.T) {
 
 	summary := readCSV(t, filepath.Join(one, "condition_summary.csv"),
 		"strategy,cond,runs,reached,median_evals,min_evals,max_evals,budget")
-	if len(summary) != len(conditionStrategies)*len(conditionNumbers) {
-		t.Fatalf("%d summary rows, want %d", len(summary), len(conditionStrategies)*len(conditionNumbers))
+	if len(summary) != len(experiment.ConditionStrategies)*len(experiment.ConditionNumbers) {
+		t.Fatalf("%d summary rows, want %d", len(summary), len(experiment.ConditionStrategies)*len(experiment.ConditionNumbers))
 	}
 	for i, row := range summary {
 		own := rows[i*runs : (i+1)*runs]
@@ -381,7 +256,7 @@ func TestCondition(t *testing.T) {
 		if row[3] != strconv.Itoa(reached) {
 			t.Errorf("summary %q: reached %s, counted %d", row, row[3], reached)
 		}
-		median := medianOf(evals)
+		median := experiment.Median(evals)
 		if got := parseFloatCell(t, row[4]); got != median || parseFloatCell(t, row[5]) != evals[0] || parseFloatCell(t, row[6]) != evals[runs-1] {
 			t.Errorf("summary %q: want median %v, min %v, max %v", row, median, evals[0], evals[runs-1])
 		}

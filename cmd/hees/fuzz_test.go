@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/hees-dev/hees/internal/checkpoint"
+	"github.com/hees-dev/hees/internal/session"
 	"math"
 	"os"
 	"path/filepath"
@@ -67,14 +69,14 @@ func tellState(tb testing.TB) []byte {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	ss, err := newSession(&sf, s, 0, float(1e-8))
+	ss, err := session.New(sf.algo, sf.restarts, sf.seed, s, 0, float(1e-8))
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if err := ss.apply(map[int]float64{0: 3, 1: math.NaN()}); err != nil {
+	if err := ss.Apply(map[int]float64{0: 3, 1: math.NaN()}); err != nil {
 		tb.Fatal(err)
 	}
-	payload, err := ss.payload()
+	payload, err := ss.Payload()
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -181,60 +183,60 @@ func FuzzTellInput(f *testing.F) {
 	}
 	payload := tellState(f)
 	f.Fuzz(func(t *testing.T, input string) {
-		ss, err := parseSession(payload)
+		ss, err := session.Parse(payload)
 		if err != nil {
 			t.Fatal(err)
 		}
-		lines, bad, err := readTold(strings.NewReader(input))
+		lines, bad, err := session.ReadTold(strings.NewReader(input))
 		if err != nil {
 			t.Skip("a line longer than the reader's buffer")
 		}
 		if len(lines)+len(bad) != nonBlankLines(input) {
 			t.Fatalf("%d good and %d bad lines for %d non-blank lines", len(lines), len(bad), nonBlankLines(input))
 		}
-		values, invalid := ss.check(lines)
+		values, invalid := ss.Check(lines)
 		if len(values)+len(invalid) != len(lines) {
 			t.Fatalf("%d values and %d invalid lines for %d lines", len(values), len(invalid), len(lines))
 		}
 		seen := map[int]bool{}
 		for _, b := range append(bad, invalid...) {
-			if seen[b.line] || b.line < 1 || b.msg == "" {
-				t.Fatalf("bad line %d %q reported twice, out of range or without a message", b.line, b.msg)
+			if seen[b.Line] || b.Line < 1 || b.Msg == "" {
+				t.Fatalf("bad line %d %q reported twice, out of range or without a message", b.Line, b.Msg)
 			}
-			seen[b.line] = true
+			seen[b.Line] = true
 		}
 		if len(bad)+len(invalid) > 0 || len(values) == 0 {
 			return // hees tell applies nothing
 		}
 
-		gen, rows, toldBefore := ss.s.Generation(), ss.rows(), len(ss.told)
-		if err := ss.apply(values); err != nil {
+		gen, rows, toldBefore := ss.Strategy().Generation(), ss.Rows(), ss.NumTold()
+		if err := ss.Apply(values); err != nil {
 			t.Fatalf("apply: %v", err)
 		}
 		switch {
 		case toldBefore+len(values) < rows:
-			if ss.s.Generation() != gen || len(ss.told) != toldBefore+len(values) {
-				t.Fatalf("generation %d with %d told, want %d with %d", ss.s.Generation(), len(ss.told), gen, toldBefore+len(values))
+			if ss.Strategy().Generation() != gen || ss.NumTold() != toldBefore+len(values) {
+				t.Fatalf("generation %d with %d told, want %d with %d", ss.Strategy().Generation(), ss.NumTold(), gen, toldBefore+len(values))
 			}
 			for row, v := range values {
-				if got := ss.told[row]; math.Float64bits(got) != math.Float64bits(v) && !(math.IsNaN(got) && math.IsNaN(v)) {
+				if got, _ := ss.Told(row); math.Float64bits(got) != math.Float64bits(v) && !(math.IsNaN(got) && math.IsNaN(v)) {
 					t.Fatalf("row %d: told %v, applied %v", row, v, got)
 				}
 			}
-		case ss.s.Generation() != gen+1 || len(ss.told) != 0 || ss.s.Evals() != rows:
+		case ss.Strategy().Generation() != gen+1 || ss.NumTold() != 0 || ss.Strategy().Evals() != rows:
 			t.Fatalf("a complete generation: generation %d, %d told, %d evaluations; want %d, 0, %d",
-				ss.s.Generation(), len(ss.told), ss.s.Evals(), gen+1, rows)
+				ss.Strategy().Generation(), ss.NumTold(), ss.Strategy().Evals(), gen+1, rows)
 		}
 
-		written, err := ss.payload()
+		written, err := ss.Payload()
 		if err != nil {
 			t.Fatal(err)
 		}
-		back, err := parseSession(written)
+		back, err := session.Parse(written)
 		if err != nil {
 			t.Fatalf("the state written after the tell does not read back: %v", err)
 		}
-		again, err := back.payload()
+		again, err := back.Payload()
 		if err != nil || !bytes.Equal(again, written) {
 			t.Fatalf("the state does not read back the same (%v)", err)
 		}
@@ -262,40 +264,40 @@ func FuzzCheckpointDecode(f *testing.F) {
 				t.Fatalf("error %q names no cause", err)
 			}
 		}
-		for _, decode := range []func([]byte) (*checkpointState, error){decodeCheckpoint, parseCheckpoint} {
+		for _, decode := range []func([]byte) (*checkpoint.State, error){checkpoint.Decode, checkpoint.Parse} {
 			st, err := decode(data)
 			if err != nil {
 				checkDecodeError("checkpoint", err)
 				continue
 			}
-			encoded, err := st.encode()
+			encoded, err := encodeState(st)
 			if err != nil {
 				t.Fatalf("a decoded checkpoint does not encode: %v", err)
 			}
-			back, err := decodeCheckpoint(encoded)
+			back, err := checkpoint.Decode(encoded)
 			if err != nil {
 				t.Fatalf("an encoded checkpoint does not decode: %v", err)
 			}
-			again, err := back.encode()
+			again, err := encodeState(back)
 			if err != nil || !bytes.Equal(again, encoded) {
 				t.Fatalf("a checkpoint does not decode and encode to the same bytes (%v)", err)
 			}
 		}
-		for _, decode := range []func([]byte) (*session, error){decodeSession, parseSession} {
+		for _, decode := range []func([]byte) (*session.Session, error){session.Decode, session.Parse} {
 			ss, err := decode(data)
 			if err != nil {
 				checkDecodeError("ask/tell state", err)
 				continue
 			}
-			payload, err := ss.payload()
+			payload, err := ss.Payload()
 			if err != nil {
 				t.Fatalf("a decoded state does not encode: %v", err)
 			}
-			back, err := parseSession(payload)
+			back, err := session.Parse(payload)
 			if err != nil {
 				t.Fatalf("an encoded state does not decode: %v", err)
 			}
-			again, err := back.payload()
+			again, err := back.Payload()
 			if err != nil || !bytes.Equal(again, payload) {
 				t.Fatalf("a state does not decode and encode to the same bytes (%v)", err)
 			}
@@ -346,12 +348,12 @@ func decodeSeeds(tb testing.TB) []decodeSeed {
 		}
 		if c.name != "checkpoint_finished" {
 			// A run that can go on, as a signal leaves it.
-			st, err := decodeCheckpoint(data)
+			st, err := checkpoint.Decode(data)
 			if err != nil {
 				tb.Fatal(err)
 			}
-			st.file.Stop = ""
-			if data, err = st.encode(); err != nil {
+			st.File.Stop = ""
+			if data, err = encodeState(st); err != nil {
 				tb.Fatal(err)
 			}
 		}
@@ -363,13 +365,13 @@ func decodeSeeds(tb testing.TB) []decodeSeed {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	rs := runSettings{Algo: "hees14", Restarts: "none", Seed: 4, Command: "./sim --fast", Dim: 2, MaxEvals: 50, Workers: 3,
+	rs := checkpoint.Settings{Algo: "hees14", Restarts: "none", Seed: 4, Command: "./sim --fast", Dim: 2, MaxEvals: 50, Workers: 3,
 		EvalTimeout: 5e9, TraceEvery: 1}
-	cp, err := createCheckpoint(tb.Context(), filepath.Join(dir, "cmd.hees"), 7, &rs, s)
+	cp, err := checkpoint.Create(tb.Context(), filepath.Join(dir, "cmd.hees"), 7, &rs, s)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	cp.close()
+	cp.Close()
 	data, err := os.ReadFile(filepath.Join(dir, "cmd.hees"))
 	if err != nil {
 		tb.Fatal(err)
@@ -465,14 +467,14 @@ func TestFuzzSeeds(t *testing.T) {
 		var decodeErr error
 		if strings.HasPrefix(s.name, "asktell") {
 			if strings.HasSuffix(s.name, "_payload") {
-				_, decodeErr = parseSession([]byte(data))
+				_, decodeErr = session.Parse([]byte(data))
 			} else {
-				_, decodeErr = decodeSession([]byte(data))
+				_, decodeErr = session.Decode([]byte(data))
 			}
 		} else if strings.HasSuffix(s.name, "_payload") {
-			_, decodeErr = parseCheckpoint([]byte(data))
+			_, decodeErr = checkpoint.Parse([]byte(data))
 		} else {
-			_, decodeErr = decodeCheckpoint([]byte(data))
+			_, decodeErr = checkpoint.Decode([]byte(data))
 		}
 		if decodeErr != nil {
 			t.Errorf("%s no longer decodes: %v (go test -run TestFuzzSeeds -update rewrites it)", path, decodeErr)

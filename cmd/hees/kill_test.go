@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/hees-dev/hees/internal/checkpoint"
+	"github.com/hees-dev/hees/internal/session"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -63,14 +65,14 @@ func savedGeneration(t *testing.T, path string) int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := decodeCheckpoint(data)
+	st, err := checkpoint.Decode(data)
 	if err != nil {
 		t.Fatalf("the checkpoint is not valid after an interruption: %v", err)
 	}
-	if st.file.Stop != "" {
-		t.Fatalf("the run had finished (%s) before it was interrupted: make it longer", st.file.Stop)
+	if st.File.Stop != "" {
+		t.Fatalf("the run had finished (%s) before it was interrupted: make it longer", st.File.Stop)
 	}
-	return st.strategy.Generation()
+	return st.Strategy.Generation()
 }
 
 // TestKillRunResume interrupts hees run -checkpoint five times, at fixed
@@ -264,7 +266,7 @@ func TestKillTell(t *testing.T) {
 
 			// Old or new state, never torn.
 			after := readFile(t, path)
-			ss, err := decodeSession(after)
+			ss, err := session.Decode(after)
 			if err != nil {
 				t.Fatalf("%s: the state after the kill does not decode: %v", c.id, err)
 			}
@@ -273,7 +275,7 @@ func TestKillTell(t *testing.T) {
 				if killed {
 					killedAfterWrite++
 				}
-				if v, ok := ss.told[row]; ss.s.Generation() == gen && (!ok || v != f[row]) {
+				if v, ok := ss.Told(row); ss.Strategy().Generation() == gen && (!ok || v != f[row]) {
 					t.Fatalf("%s: the state changed but does not hold the value told", c.id)
 				}
 			}

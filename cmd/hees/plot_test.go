@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"context"
 	"flag"
-	"io"
+	"github.com/hees-dev/hees/internal/traceplot"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,7 +12,6 @@ import (
 	"testing"
 
 	"github.com/hees-dev/hees/es"
-	"github.com/hees-dev/hees/internal/svgplot"
 	"github.com/hees-dev/hees/objectives"
 )
 
@@ -99,7 +98,7 @@ func TestPlotTrace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := readTraceCSV(data)
+	got, err := traceplot.Read(data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,47 +121,13 @@ func TestPlotTrace(t *testing.T) {
 	}{
 		{"f_best", evals, best}, {"cond_C", matrixEvals, cond}, {"cond_AHA", matrixEvals, condAHA},
 	} {
-		col := got.columns[c.name]
-		if !slices.Equal(col.evals, c.evals) || !slices.Equal(col.values, c.value) {
-			t.Errorf("column %s: read %d values, want %d equal to the trace's", c.name, len(col.values), len(c.value))
+		evals, values, _ := got.Column(c.name)
+		if !slices.Equal(evals, c.evals) || !slices.Equal(values, c.value) {
+			t.Errorf("column %s: read %d values, want %d equal to the trace's", c.name, len(values), len(c.value))
 		}
 	}
-	if _, ok := got.columns["f_mean"]; ok {
+	if _, _, ok := got.Column("f_mean"); ok {
 		t.Error("f_mean was read, but plot does not draw it")
-	}
-}
-
-// TestPlotScales checks the objective axis: logarithmic for positive
-// values or with -fopt, linear for values at or below zero without it, and
-// that a trace without matrix columns gets no matrix panels.
-func TestPlotScales(t *testing.T) {
-	for _, tc := range []struct {
-		csv      string
-		subtract bool
-		scale    svgplot.Scale
-		panels   int
-	}{
-		{"evals,f_best,sigma\n1,3,1\n2,2,1\n", false, svgplot.Log10, 2},
-		{"evals,f_best,sigma\n1,3,1\n2,-2,1\n", false, svgplot.Linear, 2},
-		{"evals,f_best,sigma\n1,3,1\n2,-2,1\n", true, svgplot.Log10, 2},
-		{"evals,f_best,sigma,cond_C\n1,3,1,\n2,2,1,5\n", false, svgplot.Log10, 3},
-		{"evals,f_best,sigma,cond_C,normtrace_C\n1,3,1,,\n", false, svgplot.Log10, 2},
-	} {
-		tr, err := readTraceCSV([]byte(tc.csv))
-		if err != nil {
-			t.Fatal(err)
-		}
-		fig, err := tr.figure("t", tc.subtract, -5)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if fig.Panels[0].YScale != tc.scale || len(fig.Panels) != tc.panels {
-			t.Errorf("%q subtract=%t: scale %v and %d panels, want %v and %d",
-				tc.csv, tc.subtract, fig.Panels[0].YScale, len(fig.Panels), tc.scale, tc.panels)
-		}
-		if err := fig.WriteSVG(io.Discard); err != nil {
-			t.Errorf("%q: %v", tc.csv, err)
-		}
 	}
 }
 

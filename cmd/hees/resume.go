@@ -1,8 +1,12 @@
 package main
 
 import (
+	"errors"
+	"os"
+
 	"context"
 	"flag"
+	"github.com/hees-dev/hees/internal/checkpoint"
 	"io"
 )
 
@@ -55,19 +59,25 @@ func runResume(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer stop()
 	// After the first signal, a second one ends hees the default way.
 	context.AfterFunc(ctx, stop)
-	cp, st, err := openCheckpoint(ctx, files[0])
+	if _, err := os.Stat(files[0]); errors.Is(err, os.ErrNotExist) {
+		return report(stderr, name, usagef("checkpoint %s does not exist (hees run -checkpoint %s writes it)", files[0], files[0]))
+	}
+	cp, st, err := checkpoint.Open(ctx, files[0])
 	if err != nil {
 		return report(stderr, name, err)
 	}
-	defer cp.close()
-	rs := &cp.file.Run
+	defer cp.Close()
+	rs := cp.Settings()
 	if *workers > 0 {
 		rs.Workers = *workers
 	}
-	if st.file.Stop != "" {
-		res := finishedResult(st.strategy, st.file.Stop)
-		res.Elapsed = st.file.Elapsed
-		return printResult(name, rs, st.problem, st.strategy, res, nil, cp, out, stdout, stderr)
+	if st.File.Stop != "" {
+		res, err := checkpoint.FinishedResult(st.Strategy, st.File.Stop)
+		if err != nil {
+			return report(stderr, name, err)
+		}
+		res.Elapsed = st.File.Elapsed
+		return printResult(name, rs, st.Problem, st.Strategy, res, nil, cp, out, stdout, stderr)
 	}
-	return execute(ctx, name, rs, st.problem, st.strategy, cp, out, stdout, stderr)
+	return execute(ctx, name, rs, st.Problem, st.Strategy, cp, out, stdout, stderr)
 }

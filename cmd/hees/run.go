@@ -11,12 +11,12 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"sync"
 	"time"
 
 	"github.com/hees-dev/hees/es"
+	"github.com/hees-dev/hees/extproc"
 	"github.com/hees-dev/hees/internal/atomicfile"
-	"github.com/hees-dev/hees/internal/extproc"
+	"github.com/hees-dev/hees/internal/checkpoint"
 	"github.com/hees-dev/hees/objectives"
 )
 
@@ -126,26 +126,6 @@ func (of *outputFlags) check() error {
 		return usagef("give -q or -v, not both")
 	}
 	return nil
-}
-
-// runSettings are the settings of a run once its defaults are resolved:
-// all that hees resume needs to continue it, so a checkpoint keeps them.
-type runSettings struct {
-	Algo     string `json:"algo"`
-	Restarts string `json:"restarts"` // "none" or "ipop"
-	Seed     uint64 `json:"seed"`
-	// Problem is the spec given to -f, Command the program of -cmd; one of
-	// them is empty.
-	Problem     string        `json:"problem,omitempty"`
-	Command     string        `json:"command,omitempty"`
-	Dim         int           `json:"dim"`
-	MaxEvals    int           `json:"max_evals"` // 0: none
-	Target      *float64      `json:"target"`    // nil: none; finite
-	Workers     int           `json:"workers"`
-	MaxTime     time.Duration `json:"max_time"` // per invocation; 0: none
-	EvalTimeout time.Duration `json:"eval_timeout"`
-	Trace       string        `json:"trace,omitempty"` // "": no trace
-	TraceEvery  int           `json:"trace_every"`
 }
 
 // runReport is the -json output of hees run.
@@ -272,21 +252,21 @@ func (rf *runFlags) run(ctx context.Context, stdout, stderr io.Writer) int {
 		}
 	}
 	settings := rf.settings(problem)
-	var cp *checkpointer
+	var cp *checkpoint.Writer
 	if rf.checkpoint != "" {
-		cp, err = createCheckpoint(ctx, rf.checkpoint, rf.checkpointEvery, &settings, s)
+		cp, err = checkpoint.Create(ctx, rf.checkpoint, rf.checkpointEvery, &settings, s)
 		if err != nil {
 			return report(stderr, name, err)
 		}
-		defer cp.close()
+		defer cp.Close()
 	}
 	return execute(ctx, name, &settings, problem, s, cp, rf.outputFlags, stdout, stderr)
 }
 
 // settings returns the settings of the flags, with the defaults that depend
 // on problem (nil with -cmd): the budget 10000*d and the target f* + 1e-8.
-func (rf *runFlags) settings(problem objectives.Problem) runSettings {
-	rs := runSettings{
+func (rf *runFlags) settings(problem objectives.Problem) checkpoint.Settings {
+	rs := checkpoint.Settings{
 		Algo:        rf.algo,
 		Restarts:    rf.restarts,
 		Seed:        rf.seed,
@@ -318,12 +298,12 @@ func (rf *runFlags) settings(problem objectives.Problem) runSettings {
 // execute runs strategy s (fresh, or restored by hees resume) with the
 // settings rs on problem (nil with a command), writes the checkpoints of cp
 // (nil: none), and prints the summary. name prefixes the error lines.
-func execute(ctx context.Context, name string, rs *runSettings, problem objectives.Problem, s es.Strategy,
-	cp *checkpointer, out outputFlags, stdout, stderr io.Writer) int {
+func execute(ctx context.Context, name string, rs *checkpoint.Settings, problem objectives.Problem, s es.Strategy,
+	cp *checkpoint.Writer, out outputFlags, stdout, stderr io.Writer) int {
 	// A failed checkpoint write stops the run through cancel.
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	opt := rs.options(problem)
+	opt := runOptions(rs, problem)
 	bar := newProgress(stderr, out.quiet, out.verbose)
 	if bar != nil || cp != nil {
 		opt.Progress = func(pr es.Progress) {
@@ -331,28 +311,29 @@ func execute(ctx context.Context, name string, rs *runSettings, problem objectiv
 				bar.update(pr)
 			}
 			if cp != nil {
-				cp.afterGeneration(pr, cancel)
+				cp.AfterGeneration(pr, cancel)
 			}
 		}
 	}
 	if cp != nil {
-		cp.trace = opt.Trace
+		cp.SetTrace(opt.Trace)
 	}
 	var eval es.Problem = problem
-	var external *externalProblem
+	var pool *extproc.Pool
 	if rs.Command != "" {
-		// The processes are killed at once by Ctrl-C: the generation under
-		// way is abandoned anyway (Minimize never tells part of one).
-		pool, err := extproc.Start(ctx, rs.Command, rs.Workers, extproc.Options{EvalTimeout: rs.EvalTimeout})
+		// Minimize cancels the evaluations in progress, which kills their
+		// processes, when the run stops: the generation under way is
+		// abandoned anyway (Minimize never tells part of one).
+		var err error
+		pool, err = extproc.Start(ctx, rs.Command, rs.Workers, extproc.Options{EvalTimeout: rs.EvalTimeout})
 		if err != nil {
 			status := report(stderr, name, err)
-			if !cp.discardIfNew() {
-				cp.printResumeHint(stderr, name)
+			if !cp.DiscardIfNew() {
+				cp.PrintResumeHint(stderr, name)
 			}
 			return status
 		}
-		external = &externalProblem{pool: pool, ctx: ctx}
-		eval = external
+		eval = es.FuncContext(pool.EvalContext)
 	}
 
 	res, runErr := es.Minimize(ctx, eval, s, opt)
@@ -360,17 +341,17 @@ func execute(ctx context.Context, name string, rs *runSettings, problem objectiv
 		bar.finish()
 	}
 	var failures []error
-	if external != nil {
-		failures, runErr = external.close(&res, runErr)
+	if pool != nil {
+		failures, runErr = closeExternal(ctx, pool, runErr)
 	}
 	if runErr != nil {
 		failures = append(failures, runErr)
 	}
 	if cp != nil {
-		if err := cp.finish(s, res); err != nil {
+		if err := cp.Finish(s, res); err != nil {
 			failures = append(failures, err)
 		}
-		res.Elapsed += cp.elapsedBefore
+		res.Elapsed += cp.ElapsedBefore()
 	} else if opt.Trace != nil {
 		if err := writeTrace(rs.Trace, opt.Trace); err != nil {
 			failures = append(failures, err)
@@ -383,9 +364,9 @@ func execute(ctx context.Context, name string, rs *runSettings, problem objectiv
 // failures, and returns the exit status: exitFailure when the run failed or
 // was canceled. With a checkpoint that the run can be continued from, it
 // also says so on stderr.
-func printResult(name string, rs *runSettings, problem objectives.Problem, s es.Strategy, res es.Result,
-	failures []error, cp *checkpointer, out outputFlags, stdout, stderr io.Writer) int {
-	rep := rs.report(problem, s, res)
+func printResult(name string, rs *checkpoint.Settings, problem objectives.Problem, s es.Strategy, res es.Result,
+	failures []error, cp *checkpoint.Writer, out outputFlags, stdout, stderr io.Writer) int {
+	rep := newRunReport(rs, problem, s, res)
 	status := exitOK
 	if len(failures) > 0 {
 		rep.Error = errors.Join(failures...).Error()
@@ -397,7 +378,7 @@ func printResult(name string, rs *runSettings, problem objectives.Problem, s es.
 	for _, err := range failures {
 		fmt.Fprintf(stderr, "%s: %v\n", name, err)
 	}
-	cp.printResumeHint(stderr, name)
+	cp.PrintResumeHint(stderr, name)
 	if !out.json {
 		printSummary(stdout, &rep, res)
 		return status
@@ -410,9 +391,9 @@ func printResult(name string, rs *runSettings, problem objectives.Problem, s es.
 	return status
 }
 
-// options returns the Minimize options of the settings, with the Hessian
+// runOptions returns the Minimize options of the settings rs, with the Hessian
 // of problem (nil with a command) for the trace.
-func (rs *runSettings) options(problem objectives.Problem) es.Options {
+func runOptions(rs *checkpoint.Settings, problem objectives.Problem) es.Options {
 	opt := es.Options{Workers: rs.Workers, MaxTime: rs.MaxTime, MaxEvals: rs.MaxEvals, Target: rs.Target}
 	if rs.Trace != "" {
 		opt.Trace = &es.Trace{Interval: rs.TraceEvery}
@@ -438,8 +419,8 @@ func writeTrace(path string, trace *es.Trace) error {
 	return nil
 }
 
-// report returns the summary of a finished run.
-func (rs *runSettings) report(problem objectives.Problem, s es.Strategy, res es.Result) runReport {
+// newRunReport returns the summary of a finished run with the settings rs.
+func newRunReport(rs *checkpoint.Settings, problem objectives.Problem, s es.Strategy, res es.Result) runReport {
 	rep := runReport{
 		Strategy:    s.Name(),
 		Command:     rs.Command,
@@ -488,57 +469,19 @@ func printSummary(w io.Writer, rep *runReport, res es.Result) {
 	fmt.Fprintf(w, "time         %v\n", res.Elapsed.Round(time.Millisecond))
 }
 
-// externalProblem evaluates points with an external program.
-//
-// es.Problem.Eval has no error result, and a generation with a value
-// missing must not be told to the strategy. So on a failed evaluation Eval
-// records the error and panics: Minimize turns the panic into an abandoned
-// generation (the strategy never sees it) and stops with
-// ReasonObjectiveError, and runFlags.run reports the recorded error, which
-// names the point and the program's standard error.
-type externalProblem struct {
-	pool *extproc.Pool
-	ctx  context.Context // canceled by Ctrl-C, which also kills the processes
-
-	mu     sync.Mutex
-	failed error
-}
-
-// Eval implements es.Problem.
-func (e *externalProblem) Eval(x []float64) float64 {
-	f, err := e.pool.Eval(x)
-	if err != nil {
-		e.mu.Lock()
-		if e.failed == nil && e.ctx.Err() == nil {
-			e.failed = err
-		}
-		e.mu.Unlock()
-		panic(err)
-	}
-	return f
-}
-
-// close closes the pool after Minimize returned res and runErr, and says
-// how the run ended: with a failure of the program (res.Reason becomes
-// ReasonObjectiveError and runErr, the panic that carried the failure out
-// of Eval, is replaced by the failure itself), with a Ctrl-C that killed
-// evaluations under way (ReasonCanceled, no error), or normally, when a
-// program that did not exit cleanly is the only failure. It returns the
-// failures to report and what is left of runErr.
-func (e *externalProblem) close(res *es.Result, runErr error) ([]error, error) {
-	closeErr := e.pool.Close()
-	e.mu.Lock()
-	failed := e.failed
-	e.mu.Unlock()
+// closeExternal closes the pool of the external program after Minimize
+// returned runErr, and returns the failures to report and what is
+// left of runErr: a failed evaluation is reported by the program's own
+// error (which names the point and the program's standard error), and a
+// program that did not exit cleanly is a failure of a run that ended
+// normally.
+func closeExternal(ctx context.Context, pool *extproc.Pool, runErr error) ([]error, error) {
+	closeErr := pool.Close()
 	var objErr *es.ObjectiveError
 	switch {
-	case failed != nil:
-		res.Reason = es.ReasonObjectiveError
-		return []error{failed}, nil
-	case e.ctx.Err() != nil && errors.As(runErr, &objErr):
-		res.Reason = es.ReasonCanceled
-		return nil, nil
-	case closeErr != nil && e.ctx.Err() == nil:
+	case errors.As(runErr, &objErr) && objErr.Err != nil:
+		return []error{objErr.Err}, nil
+	case closeErr != nil && ctx.Err() == nil:
 		return []error{fmt.Errorf("the program did not end cleanly: %w", closeErr)}, runErr
 	}
 	return nil, runErr

@@ -2,27 +2,17 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/hees-dev/hees/es"
-	"github.com/hees-dev/hees/internal/atomicfile"
-	"github.com/hees-dev/hees/internal/statefile"
-	"github.com/hees-dev/hees/linalg"
+	"github.com/hees-dev/hees/internal/session"
 )
-
-// stateKind is the kind of an ask/tell state file in its container
-// (internal/statefile); the payload is the JSON of sessionFile.
-const stateKind = "ask-tell/v1"
 
 // asktellHelp is the part of the help shared by init, ask, tell and status.
 const asktellHelp = `Ask/tell through a state file lets any job system (a shell loop, GNU
@@ -86,38 +76,6 @@ f_best, x_best and stop_reason ("" while the run goes on).
 ` + asktellHelp + `Flags:
 `
 
-// sessionFile is the payload of an ask/tell state file. The told values are
-// kept as strings (strconv 'g', -1: exact, and NaN and the infinities,
-// which JSON numbers cannot hold, allowed).
-type sessionFile struct {
-	Algo     string         `json:"algo"`
-	Restarts string         `json:"restarts"` // "none" or "ipop"
-	Seed     uint64         `json:"seed"`
-	MaxEvals int            `json:"max_evals"` // 0: no budget
-	Target   *float64       `json:"target"`    // nil: none; finite
-	Strategy []byte         `json:"strategy"`  // the strategy's MarshalBinary
-	Told     map[int]string `json:"told"`      // row -> value, current generation
-	Stop     es.Reason      `json:"stop"`      // "" while the run goes on
-}
-
-// session is an ask/tell run in memory.
-type session struct {
-	file sessionFile
-	s    es.Strategy
-	told map[int]float64 // values told in the current generation, by row
-	pop  linalg.Dense    // the current generation's candidates; empty once stopped
-}
-
-// newSession starts a run of strategy s.
-func newSession(sf *strategyFlags, s es.Strategy, maxEvals int, target *float64) (*session, error) {
-	ss := &session{
-		file: sessionFile{Algo: sf.algo, Restarts: sf.restarts, Seed: sf.seed, MaxEvals: maxEvals, Target: target},
-		s:    s,
-		told: map[int]float64{},
-	}
-	return ss, ss.prepare()
-}
-
 // missingState returns the usageError of a state file that does not
 // exist.
 func missingState(path string) error {
@@ -126,191 +84,12 @@ func missingState(path string) error {
 
 // loadSession reads the state file at path. A missing file is a
 // usageError.
-func loadSession(path string) (*session, error) {
-	payload, err := statefile.ReadFile(path, stateKind)
+func loadSession(path string) (*session.Session, error) {
+	ss, err := session.Read(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, missingState(path)
 	}
-	if err != nil {
-		return nil, err
-	}
-	ss, err := parseSession(payload)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return ss, nil
-}
-
-// decodeSession checks the bytes of a state file and returns its session.
-// Errors of the container keep their cause (statefile.ErrTruncated and so
-// on).
-func decodeSession(data []byte) (*session, error) {
-	payload, err := statefile.DecodeKind(data, stateKind)
-	if err != nil {
-		return nil, err
-	}
-	return parseSession(payload)
-}
-
-// parseSession reads the payload of a state file.
-func parseSession(payload []byte) (*session, error) {
-	ss := &session{told: map[int]float64{}}
-	if err := unmarshalStrict(payload, &ss.file); err != nil {
-		return nil, fmt.Errorf("bad ask/tell state: %v", err)
-	}
-	if err := ss.restore(); err != nil {
-		return nil, fmt.Errorf("bad ask/tell state: %v", err)
-	}
-	return ss, nil
-}
-
-// restore rebuilds the strategy and the told values from ss.file, and
-// checks that they agree.
-func (ss *session) restore() error {
-	var err error
-	ss.s, err = restoreStrategy(ss.file.Restarts, ss.file.Strategy)
-	if err != nil {
-		return err
-	}
-	wantName := ss.file.Algo
-	if ss.file.Restarts == "ipop" {
-		wantName = "ipop-" + ss.file.Algo
-	}
-	if ss.s.Name() != wantName {
-		return fmt.Errorf("the strategy is %s, the settings say %s", ss.s.Name(), wantName)
-	}
-	if ss.file.MaxEvals < 0 {
-		return fmt.Errorf("max_evals %d is negative", ss.file.MaxEvals)
-	}
-	if err := ss.prepare(); err != nil {
-		return err
-	}
-	rows, _ := ss.pop.Dims()
-	for row, text := range ss.file.Told {
-		v, err := strconv.ParseFloat(text, 64)
-		if err != nil && !errors.Is(err, strconv.ErrRange) {
-			return fmt.Errorf("told value %q is not a number", text)
-		}
-		if row < 0 || row >= rows {
-			return fmt.Errorf("told row %d is not one of the %d of generation %d", row, rows, ss.s.Generation())
-		}
-		ss.told[row] = v
-	}
-	return nil
-}
-
-// prepare asks for the current generation's candidates, unless the run has
-// stopped: by a reason recorded earlier, by the strategy's own criteria, or
-// because the generation would exceed the budget (the checks of
-// es.Minimize, in its order).
-func (ss *session) prepare() error {
-	if ss.file.Stop == "" {
-		ss.file.Stop = ss.s.Stop()
-	}
-	if ss.file.Stop != "" {
-		return nil
-	}
-	if err := ss.s.Ask(&ss.pop); err != nil {
-		return err
-	}
-	if rows, _ := ss.pop.Dims(); ss.file.MaxEvals > 0 && ss.s.Evals()+rows > ss.file.MaxEvals {
-		ss.file.Stop = es.ReasonMaxEvals
-		ss.pop = linalg.Dense{}
-	}
-	return nil
-}
-
-// save writes the session to the state file at path, atomically.
-func (ss *session) save(path string) error {
-	payload, err := ss.payload()
-	if err != nil {
-		return err
-	}
-	return statefile.WriteFile(path, stateKind, payload, 0o644)
-}
-
-// payload returns the payload of the session's state file.
-func (ss *session) payload() ([]byte, error) {
-	state, err := ss.s.MarshalBinary()
-	if err != nil {
-		return nil, err
-	}
-	ss.file.Strategy = state
-	ss.file.Told = make(map[int]string, len(ss.told))
-	for row, v := range ss.told {
-		ss.file.Told[row] = formatValue(v)
-	}
-	return json.Marshal(&ss.file)
-}
-
-// rows is the number of candidates of the current generation (0 once the
-// run has stopped).
-func (ss *session) rows() int {
-	r, _ := ss.pop.Dims()
-	return r
-}
-
-// id is the ID of row of the current generation.
-func (ss *session) id(row int) string {
-	return fmt.Sprintf("g%d-%d", ss.s.Generation(), row)
-}
-
-// parseID reads an ID g<generation>-<row>.
-func parseID(id string) (gen, row int, ok bool) {
-	g, r, found := strings.Cut(strings.TrimPrefix(id, "g"), "-")
-	if !found || !strings.HasPrefix(id, "g") {
-		return 0, 0, false
-	}
-	gen, err1 := strconv.Atoi(g)
-	row, err2 := strconv.Atoi(r)
-	if err1 != nil || err2 != nil || gen < 0 || row < 0 || g != strconv.Itoa(gen) || r != strconv.Itoa(row) {
-		return 0, 0, false
-	}
-	return gen, row, true
-}
-
-// apply records the values of told (by row, all of the current generation
-// and not told before) and tells the strategy once the generation is
-// complete; then it checks for -Inf and the target, and asks for the next
-// generation.
-func (ss *session) apply(values map[int]float64) error {
-	for row, v := range values {
-		ss.told[row] = v
-	}
-	rows := ss.rows()
-	if len(ss.told) < rows {
-		return nil
-	}
-	f := make([]float64, rows)
-	for row, v := range ss.told {
-		f[row] = v
-	}
-	if err := ss.s.Tell(f); err != nil {
-		return err
-	}
-	ss.told = map[int]float64{}
-	ss.pop = linalg.Dense{}
-	for _, v := range f {
-		switch {
-		case math.IsInf(v, -1):
-			ss.file.Stop = es.ReasonMinusInf
-		case ss.file.Stop == "" && ss.file.Target != nil && v <= *ss.file.Target:
-			ss.file.Stop = es.ReasonTarget
-		}
-	}
-	return ss.prepare()
-}
-
-// best returns the best point and value so far: the strategy's, or a value
-// told in the current generation if it is lower (the earlier wins a tie).
-func (ss *session) best() ([]float64, float64) {
-	x, f := ss.s.Best()
-	for row := range ss.rows() {
-		if v, ok := ss.told[row]; ok && v < f {
-			x, f = slices.Clone(ss.pop.RawRow(row)), v
-		}
-	}
-	return x, f
+	return ss, err
 }
 
 // stateFlag registers -state on fs.
@@ -361,38 +140,23 @@ func runInit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return report(stderr, name, &usageError{err.Error()})
 	}
-	ss, err := newSession(&sf, s, maxEvals.n, target.value)
+	ss, err := session.New(sf.algo, sf.restarts, sf.seed, s, maxEvals.n, target.value)
 	if err != nil {
 		return report(stderr, name, err)
 	}
 
 	ctx, stop := signalContext()
 	defer stop()
-	err = withLock(ctx, *path, func() error {
+	err = session.WithLock(ctx, *path, func() error {
 		if _, err := os.Lstat(*path); err == nil && !*force {
 			return fmt.Errorf("%s exists (use -force to replace it)", *path)
 		}
-		return ss.save(*path)
+		return ss.Save(*path)
 	})
 	if err != nil {
 		return report(stderr, name, err)
 	}
 	return exitOK
-}
-
-// withLock runs fn while holding the lock file of the state file at path.
-func withLock(ctx context.Context, path string, fn func() error) (err error) {
-	unlock, err := atomicfile.Lock(ctx, path+".lock")
-	if err != nil {
-		return err
-	}
-	removeStaleTemps(path)
-	defer func() {
-		if uerr := unlock(); err == nil {
-			err = uerr
-		}
-	}()
-	return fn()
 }
 
 // runAsk is the ask command.
@@ -412,103 +176,21 @@ func runAsk(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return report(stderr, name, err)
 	}
-	if ss.file.Stop != "" {
-		fmt.Fprintf(stderr, "%s: the run has stopped (%s); nothing to evaluate\n", name, ss.file.Stop)
+	if ss.File.Stop != "" {
+		fmt.Fprintf(stderr, "%s: the run has stopped (%s); nothing to evaluate\n", name, ss.File.Stop)
 		return exitOK
 	}
 	out := bufio.NewWriter(stdout)
-	for row := range ss.rows() {
-		if _, told := ss.told[row]; told {
+	for row := range ss.Rows() {
+		if _, told := ss.Told(row); told {
 			continue
 		}
-		fmt.Fprintf(out, "%s %s\n", ss.id(row), formatPoint(ss.pop.RawRow(row)))
+		fmt.Fprintf(out, "%s %s\n", ss.ID(row), formatPoint(ss.Candidate(row)))
 	}
 	if err := out.Flush(); err != nil {
 		return report(stderr, name, err)
 	}
 	return exitOK
-}
-
-// toldLine is one "ID VALUE" line of the input of tell.
-type toldLine struct {
-	line     int
-	id       string
-	gen, row int
-	value    float64
-}
-
-// badLine is a line of the input of tell that cannot be applied.
-type badLine struct {
-	line int
-	msg  string
-}
-
-// readTold reads the "ID VALUE" lines of in. Syntax errors are returned as
-// one badLine per line.
-func readTold(in io.Reader) ([]toldLine, []badLine, error) {
-	var (
-		lines []toldLine
-		bad   []badLine
-	)
-	sc := bufio.NewScanner(in)
-	sc.Buffer(make([]byte, 0, 4096), maxLineBytes)
-	for n := 1; sc.Scan(); n++ {
-		words := strings.Fields(sc.Text())
-		if len(words) == 0 {
-			continue
-		}
-		if len(words) != 2 {
-			bad = append(bad, badLine{n, fmt.Sprintf("want \"ID VALUE\", got %d field%s", len(words), plural(len(words)))})
-			continue
-		}
-		gen, row, ok := parseID(words[0])
-		if !ok {
-			bad = append(bad, badLine{n, fmt.Sprintf("%q is not an ID (IDs look like g12-3)", words[0])})
-			continue
-		}
-		v, err := strconv.ParseFloat(words[1], 64)
-		if err != nil && !errors.Is(err, strconv.ErrRange) { // out of range: ±Inf, as extproc reads it
-			bad = append(bad, badLine{n, fmt.Sprintf("%s: %q is not a number", words[0], words[1])})
-			continue
-		}
-		lines = append(lines, toldLine{line: n, id: words[0], gen: gen, row: row, value: v})
-	}
-	return lines, bad, sc.Err()
-}
-
-// check returns the values of lines by row, and a badLine for each line
-// that cannot be applied to the current generation.
-func (ss *session) check(lines []toldLine) (map[int]float64, []badLine) {
-	var bad []badLine
-	values := map[int]float64{}
-	seen := map[int]int{} // row -> input line
-	gen, rows := ss.s.Generation(), ss.rows()
-	for _, l := range lines {
-		var msg string
-		switch {
-		case l.gen < gen:
-			msg = fmt.Sprintf("%s was already told (generation %d is complete)", l.id, l.gen)
-		case ss.file.Stop != "":
-			msg = fmt.Sprintf("%s: the run has stopped (%s)", l.id, ss.file.Stop)
-		case l.gen > gen:
-			msg = fmt.Sprintf("unknown ID %s (the current generation is %d)", l.id, gen)
-		case l.row >= rows:
-			msg = fmt.Sprintf("unknown ID %s (generation %d has rows 0 to %d)", l.id, gen, rows-1)
-		case seen[l.row] > 0:
-			msg = fmt.Sprintf("%s is also on line %d", l.id, seen[l.row])
-		default:
-			if _, told := ss.told[l.row]; told {
-				msg = fmt.Sprintf("%s was already told", l.id)
-			}
-		}
-		if msg != "" {
-			bad = append(bad, badLine{l.line, msg})
-			continue
-		}
-		seen[l.row] = l.line
-		values[l.row] = l.value
-	}
-	return values, bad
 }
 
 // runTell is the tell command.
@@ -524,7 +206,7 @@ func runTell(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	// The whole input is read before the lock is taken, so that a slow
 	// writer does not hold up the other tells.
-	lines, bad, err := readTold(stdin)
+	lines, bad, err := session.ReadTold(stdin)
 	if err != nil {
 		return report(stderr, name, fmt.Errorf("reading standard input: %w", err))
 	}
@@ -534,27 +216,27 @@ func runTell(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signalContext()
 	defer stop()
-	err = withLock(ctx, *path, func() error {
+	err = session.WithLock(ctx, *path, func() error {
 		ss, err := loadSession(*path)
 		if err != nil {
 			return err
 		}
-		values, invalid := ss.check(lines)
+		values, invalid := ss.Check(lines)
 		if bad = append(bad, invalid...); len(bad) > 0 || len(values) == 0 {
 			return nil // nothing to apply, or bad lines: apply nothing
 		}
-		if err := ss.apply(values); err != nil {
+		if err := ss.Apply(values); err != nil {
 			return err
 		}
-		return ss.save(*path)
+		return ss.Save(*path)
 	})
 	if err != nil {
 		return report(stderr, name, err)
 	}
 	if len(bad) > 0 {
-		slices.SortFunc(bad, func(a, b badLine) int { return a.line - b.line })
+		slices.SortFunc(bad, func(a, b session.BadLine) int { return a.Line - b.Line })
 		for _, b := range bad {
-			fmt.Fprintf(stderr, "%s: line %d: %s\n", name, b.line, b.msg)
+			fmt.Fprintf(stderr, "%s: line %d: %s\n", name, b.Line, b.Msg)
 		}
 		fmt.Fprintf(stderr, "%s: nothing was applied (%d bad line%s)\n", name, len(bad), plural(len(bad)))
 		return exitFailure
@@ -603,21 +285,21 @@ func runStatus(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return report(stderr, name, err)
 	}
-	x, f := ss.best()
+	x, f := ss.Best()
 	rep := statusReport{
-		Algo:       ss.file.Algo,
-		Strategy:   ss.s.Name(),
-		Dim:        ss.s.Dim(),
-		Seed:       ss.file.Seed,
-		Generation: ss.s.Generation(),
-		Evals:      ss.s.Evals(),
-		Told:       len(ss.told),
-		Pending:    ss.rows() - len(ss.told),
-		Sigma:      jsonFloat(ss.s.Sigma()),
+		Algo:       ss.File.Algo,
+		Strategy:   ss.Strategy().Name(),
+		Dim:        ss.Strategy().Dim(),
+		Seed:       ss.File.Seed,
+		Generation: ss.Strategy().Generation(),
+		Evals:      ss.Strategy().Evals(),
+		Told:       ss.NumTold(),
+		Pending:    ss.Rows() - ss.NumTold(),
+		Sigma:      jsonFloat(ss.Strategy().Sigma()),
 		FBest:      jsonFloat(f),
-		StopReason: ss.file.Stop,
+		StopReason: ss.File.Stop,
 	}
-	rep.Restarts = restartsOf(ss.s)
+	rep.Restarts = ss.Restarts()
 	for _, v := range x {
 		rep.XBest = append(rep.XBest, jsonFloat(v))
 	}
@@ -645,7 +327,7 @@ func runStatus(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "\nbest value   %s\n", formatValue(f))
 	fmt.Fprintf(stdout, "best x       %s\n", bestX)
-	fmt.Fprintf(stdout, "sigma        %s\n", formatValue(ss.s.Sigma()))
+	fmt.Fprintf(stdout, "sigma        %s\n", formatValue(ss.Strategy().Sigma()))
 	fmt.Fprintf(stdout, "state        %s\n", state)
 	return exitOK
 }

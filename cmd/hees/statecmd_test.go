@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/hees-dev/hees/internal/session"
 	"math"
 	"os"
 	"os/exec"
@@ -75,11 +76,11 @@ func status(t *testing.T, path string) map[string]any {
 // savedStrategy returns the strategy bytes stored in the state file.
 func savedStrategy(t *testing.T, path string) []byte {
 	t.Helper()
-	payload, err := statefile.ReadFile(path, stateKind)
+	payload, err := statefile.ReadFile(path, session.Kind)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var f sessionFile
+	var f session.File
 	if err := json.Unmarshal(payload, &f); err != nil {
 		t.Fatal(err)
 	}
@@ -397,7 +398,7 @@ func TestStateSettingsMustMatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	payload, err := statefile.DecodeKind(data, stateKind)
+	payload, err := statefile.DecodeKind(data, session.Kind)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -409,7 +410,7 @@ func TestStateSettingsMustMatch(t *testing.T) {
 		if edited == string(payload) {
 			t.Fatalf("%q not found in the payload %s", c.old, payload)
 		}
-		file, err := statefile.Encode(stateKind, []byte(edited))
+		file, err := statefile.Encode(session.Kind, []byte(edited))
 		if err != nil {
 			t.Fatal(err)
 		}

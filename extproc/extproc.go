@@ -1,6 +1,6 @@
 // Package extproc evaluates an objective function in external programs, so
-// that hees can optimise a simulator it cannot link against (issue 6, item
-// 2: `hees run -cmd "./sim --fast" -d 7`).
+// that hees can optimise a simulator it cannot link against (`hees run -cmd
+// "./sim --fast" -d 7`).
 //
 // # Protocol
 //
@@ -27,7 +27,16 @@
 // last 2 KiB of the process's standard error. A failure stops the pool: the
 // failed process is killed and never restarted, and every later Eval
 // returns the same error. Canceling the context given to Start kills all
-// processes and unblocks every Eval.
+// processes and unblocks every Eval; canceling the context given to
+// EvalContext kills the process of that evaluation (and stops the pool).
+//
+// # With es.Minimize
+//
+// es.FuncContext(pool.EvalContext) is an objective for es.Minimize: a
+// failed evaluation stops the run with an *es.ObjectiveError that wraps the
+// *EvalError, and when the run stops for any reason (another evaluation's
+// failure, Options.MaxTime, a cancel) the programs still evaluating are
+// killed. Give the pool as many processes as Options.Workers.
 //
 // On Unix each process runs in its own process group, and killing it kills
 // the group, so helpers a program started ("sh -c", Python workers) do not
@@ -251,6 +260,16 @@ func Start(ctx context.Context, command string, procs int, opts Options) (*Pool,
 // ErrClosed after Close; an error wrapping the context's error after the
 // context given to Start was canceled.
 func (p *Pool) Eval(x []float64) (float64, error) {
+	return p.EvalContext(context.Background(), x)
+}
+
+// EvalContext is Eval that gives up when ctx is canceled: waiting for an
+// idle process, it returns ctx's error; evaluating, it kills the process
+// and fails with an *EvalError that wraps ctx's error, which stops the pool
+// like any failed evaluation. es.FuncContext(pool.EvalContext) is an
+// objective for es.Minimize, which cancels the evaluations in progress
+// when the run stops.
+func (p *Pool) EvalContext(ctx context.Context, x []float64) (float64, error) {
 	if err := p.stopErr(); err != nil {
 		return 0, err
 	}
@@ -259,6 +278,8 @@ func (p *Pool) Eval(x []float64) (float64, error) {
 	case pr = <-p.idle:
 	case <-p.stopped:
 		return 0, p.stopErr()
+	case <-ctx.Done():
+		return 0, fmt.Errorf("extproc: %w", ctx.Err())
 	}
 	p.mu.Lock()
 	if err := p.err; err != nil {
@@ -268,7 +289,7 @@ func (p *Pool) Eval(x []float64) (float64, error) {
 	}
 	p.out[pr] = true
 	p.mu.Unlock()
-	v, err := pr.eval(x, p.opts.EvalTimeout)
+	v, err := pr.eval(ctx, x, p.opts.EvalTimeout)
 	if err != nil {
 		// The process is dead and stays out of the idle set.
 		p.stop(err)
@@ -486,12 +507,15 @@ func (pr *process) readAnswers() {
 	}
 }
 
-// eval writes x to the process and reads its answer. On failure the
-// process is killed and the error is an *EvalError.
-func (pr *process) eval(x []float64, timeout time.Duration) (float64, error) {
+// eval writes x to the process and reads its answer. On failure, and when
+// ctx is canceled, the process is killed and the error is an *EvalError.
+func (pr *process) eval(ctx context.Context, x []float64, timeout time.Duration) (float64, error) {
 	if pr.abortCause() != nil {
 		return 0, pr.report(x)
 	}
+	// A canceled ctx kills the process, which ends the write and the read.
+	stopWatch := context.AfterFunc(ctx, func() { pr.abort(ctx.Err()) })
+	defer stopWatch()
 	var (
 		timer      *time.Timer
 		timeoutErr error
@@ -514,6 +538,10 @@ func (pr *process) eval(x []float64, timeout time.Duration) (float64, error) {
 	if timer != nil && !timer.Stop() {
 		// The timeout fired: the process is being killed, whatever it said.
 		return 0, pr.fail(x, timeoutErr)
+	}
+	if !stopWatch() {
+		// ctx was canceled: the process is being killed, whatever it said.
+		return 0, pr.fail(x, ctx.Err())
 	}
 	if !answered {
 		return 0, pr.fail(x, pr.noAnswer(writeErr))

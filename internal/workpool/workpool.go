@@ -1,4 +1,7 @@
-package main
+// Package workpool runs independent jobs on a pool of goroutines, for the
+// benchmark and the experiments, whose results do not depend on the number
+// of goroutines: each job writes only its own results.
+package workpool
 
 import (
 	"context"
@@ -7,21 +10,21 @@ import (
 	"sync/atomic"
 )
 
-// poolSize is the number of goroutines for jobs jobs given -workers
-// (0: the number of CPUs), shared by hees experiment and hees bench.
-func poolSize(workers, jobs int) int {
+// Size is the number of goroutines for jobs jobs given a requested number
+// of workers (0: the number of CPUs).
+func Size(workers, jobs int) int {
 	if workers == 0 {
 		workers = runtime.NumCPU()
 	}
 	return max(1, min(workers, jobs))
 }
 
-// runJobs calls job(ctx, i) for i in [0, n) on workers goroutines, in
+// Run calls job(ctx, i) for i in [0, n) on workers goroutines, in
 // increasing order of claim. Each job writes only its own results, so the
 // outcome does not depend on workers. The first error cancels the context
 // passed to the jobs, and no job starts after it or after ctx is done.
-// runJobs returns the error of the lowest failing index.
-func runJobs(ctx context.Context, n, workers int, job func(ctx context.Context, i int) error) error {
+// Run returns the error of the lowest failing index.
+func Run(ctx context.Context, n, workers int, job func(ctx context.Context, i int) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	errs := make([]error, n)

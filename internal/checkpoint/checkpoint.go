@@ -1,4 +1,12 @@
-package main
+// Package checkpoint keeps the complete state of a hees run in a file, so
+// that hees resume continues it after a signal, a crash, a kill, the time
+// limit or a failed program, and prints what the run would have printed had
+// it never been stopped: the settings of the run, the strategy's state after
+// its last complete generation, the stop once the run has ended, the time
+// spent, and the length of the trace file at that state. A Writer writes
+// the checkpoints of a run under the lock file FILE.lock; each write
+// replaces the file atomically.
+package checkpoint
 
 import (
 	"bytes"
@@ -12,30 +20,49 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/hees-dev/hees/es"
 	"github.com/hees-dev/hees/internal/atomicfile"
+	"github.com/hees-dev/hees/internal/session"
 	"github.com/hees-dev/hees/internal/statefile"
 	"github.com/hees-dev/hees/objectives"
 )
 
-// checkpointKind is the kind of a checkpoint in its container
-// (internal/statefile); the payload is the JSON of checkpointFile.
-const checkpointKind = "checkpoint/v1"
+// Kind is the kind of a checkpoint in its container (internal/statefile);
+// the payload is the JSON of File.
+const Kind = "checkpoint/v1"
 
 // lockWait is how long hees run and hees resume wait for the lock of a
 // checkpoint: its holder is a running process, so waiting longer would
 // only delay the error.
 const lockWait = 100 * time.Millisecond
 
-// checkpointFile is the payload of a checkpoint: what hees resume needs to
-// continue a run and print what the run would have printed (issue 7, item
-// 1).
-type checkpointFile struct {
+// Settings are the settings of a run once its defaults are resolved: all
+// that hees resume needs to continue it, so a checkpoint keeps them.
+type Settings struct {
+	Algo     string `json:"algo"`
+	Restarts string `json:"restarts"` // "none" or "ipop"
+	Seed     uint64 `json:"seed"`
+	// Problem is the spec given to -f, Command the program of -cmd; one of
+	// them is empty.
+	Problem     string        `json:"problem,omitempty"`
+	Command     string        `json:"command,omitempty"`
+	Dim         int           `json:"dim"`
+	MaxEvals    int           `json:"max_evals"` // 0: none
+	Target      *float64      `json:"target"`    // nil: none; finite
+	Workers     int           `json:"workers"`
+	MaxTime     time.Duration `json:"max_time"` // per invocation; 0: none
+	EvalTimeout time.Duration `json:"eval_timeout"`
+	Trace       string        `json:"trace,omitempty"` // "": no trace
+	TraceEvery  int           `json:"trace_every"`
+}
+
+// File is the payload of a checkpoint: what hees resume needs to continue a
+// run and print what the run would have printed.
+type File struct {
 	// Run holds the settings of the run, its defaults resolved.
-	Run runSettings `json:"run"`
+	Run Settings `json:"run"`
 	// Every is the number of generations between two checkpoints.
 	Every int `json:"every"`
 	// Strategy is the strategy's MarshalBinary (the IPOP wrapper's with
@@ -56,10 +83,10 @@ type checkpointFile struct {
 	TraceBytes int64 `json:"trace_bytes"`
 }
 
-// checkpointer writes the checkpoints of a run.
-type checkpointer struct {
+// Writer writes the checkpoints of a run.
+type Writer struct {
 	path   string
-	file   checkpointFile // the content of the next write
+	file   File // the content of the next write
 	unlock func() error
 
 	// trace is the run's trace (nil without -trace), traceRows the number
@@ -79,12 +106,12 @@ type checkpointer struct {
 	err error
 }
 
-// checkpointState is a decoded checkpoint: its content, the strategy
-// restored, and the problem (nil for a run of an external program).
-type checkpointState struct {
-	file     checkpointFile
-	strategy es.Strategy
-	problem  objectives.Problem
+// State is a decoded checkpoint: its content, the strategy restored, and
+// the problem (nil for a run of an external program).
+type State struct {
+	File     File
+	Strategy es.Strategy
+	Problem  objectives.Problem
 }
 
 // resumableReason reports whether a run that stopped for reason can go on
@@ -108,34 +135,14 @@ func lockCheckpoint(ctx context.Context, path string) (func() error, error) {
 		return nil, fmt.Errorf("%s is in use by another hees process (%s is locked)", path, path+".lock")
 	}
 	if err == nil {
-		removeStaleTemps(path)
+		statefile.RemoveStaleTemps(path)
 	}
 	return unlock, err
 }
 
-// removeStaleTemps removes the temporary files that a process killed while
-// replacing the file at path left behind (atomicfile.WriteFile names them
-// .NAME.*.tmp). The caller holds the lock of path, under which every write
-// of path happens, so no other process is writing one of them.
-func removeStaleTemps(path string) {
-	dir, name := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return // best effort: a leftover is harmless, only clutter
-	}
-	for _, e := range entries {
-		if n := e.Name(); strings.HasPrefix(n, "."+name+".") && strings.HasSuffix(n, ".tmp") && e.Type().IsRegular() {
-			os.Remove(filepath.Join(dir, n))
-		}
-	}
-}
-
-// createCheckpoint starts the checkpoints of a new run of s with the
-// settings rs at path, which must not exist, and writes the first one.
-func createCheckpoint(ctx context.Context, path string, every int, rs *runSettings, s es.Strategy) (*checkpointer, error) {
+// Create starts the checkpoints of a new run of s with the settings rs at
+// path, which must not exist, and writes the first one.
+func Create(ctx context.Context, path string, every int, rs *Settings, s es.Strategy) (*Writer, error) {
 	if dir, err := os.Stat(filepath.Dir(path)); err != nil || !dir.IsDir() {
 		return nil, fmt.Errorf("-checkpoint %s: no directory %s to write it in", path, filepath.Dir(path))
 	}
@@ -143,15 +150,15 @@ func createCheckpoint(ctx context.Context, path string, every int, rs *runSettin
 	if err != nil {
 		return nil, err
 	}
-	c := &checkpointer{
+	c := &Writer{
 		path:    path,
-		file:    checkpointFile{Run: *rs, Every: every},
+		file:    File{Run: *rs, Every: every},
 		unlock:  unlock,
 		started: time.Now(),
 		created: true,
 	}
 	if _, err := os.Lstat(path); !errors.Is(err, fs.ErrNotExist) {
-		c.close()
+		c.Close()
 		if err == nil {
 			err = fmt.Errorf("-checkpoint %s exists: continue its run with hees resume %s, or remove it to start anew", path, path)
 		}
@@ -160,66 +167,64 @@ func createCheckpoint(ctx context.Context, path string, every int, rs *runSettin
 	if rs.Trace != "" {
 		header := traceHeader()
 		if err := atomicfile.WriteFile(rs.Trace, header, 0o644); err != nil {
-			c.close()
+			c.Close()
 			return nil, fmt.Errorf("writing the trace: %w", err)
 		}
 		c.file.TraceBytes = int64(len(header))
 	}
 	if err := c.write(s, ""); err != nil {
-		c.close()
+		c.Close()
 		return nil, err
 	}
 	return c, nil
 }
 
-// openCheckpoint reads the checkpoint at path for hees resume. A missing
-// file is a usageError; a truncated, corrupt or foreign one an error that
-// says which (the causes of internal/statefile).
-func openCheckpoint(ctx context.Context, path string) (*checkpointer, *checkpointState, error) {
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, usagef("checkpoint %s does not exist (hees run -checkpoint %s writes it)", path, path)
-	}
+// Open reads the checkpoint at path for hees resume, which checks first
+// that it exists, and returns the Writer that continues it. A truncated,
+// corrupt or foreign file is an error that says which (the causes of
+// internal/statefile).
+func Open(ctx context.Context, path string) (*Writer, *State, error) {
 	// The file is checked before the lock is taken, so that a file that
 	// is not a checkpoint does not get a FILE.lock next to it, and read
 	// again under the lock, so that it is the latest version.
-	if _, err := readCheckpoint(path); err != nil {
+	if _, err := read(path); err != nil {
 		return nil, nil, err
 	}
 	unlock, err := lockCheckpoint(ctx, path)
 	if err != nil {
 		return nil, nil, err
 	}
-	st, err := readCheckpoint(path)
+	st, err := read(path)
 	if err != nil {
 		unlock()
 		return nil, nil, err
 	}
-	c := &checkpointer{
+	c := &Writer{
 		path:            path,
-		file:            st.file,
+		file:            st.File,
 		unlock:          unlock,
 		started:         time.Now(),
-		elapsedBefore:   st.file.Elapsed,
-		savedGeneration: st.strategy.Generation(),
-		savedStop:       st.file.Stop,
+		elapsedBefore:   st.File.Elapsed,
+		savedGeneration: st.Strategy.Generation(),
+		savedStop:       st.File.Stop,
 	}
-	if st.file.Stop == "" && st.file.Run.Trace != "" {
+	if st.File.Stop == "" && st.File.Run.Trace != "" {
 		if err := c.restoreTrace(); err != nil {
-			c.close()
+			c.Close()
 			return nil, nil, err
 		}
 	}
 	return c, st, nil
 }
 
-// readCheckpoint reads and decodes the checkpoint at path; errors name the
+// read reads and decodes the checkpoint at path; errors name the
 // path.
-func readCheckpoint(path string) (*checkpointState, error) {
+func read(path string) (*State, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	st, err := decodeCheckpoint(data)
+	st, err := Decode(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -228,7 +233,7 @@ func readCheckpoint(path string) (*checkpointState, error) {
 
 // restoreTrace cuts the trace file back to the length it had at the
 // checkpoint, removing the rows of generations after it.
-func (c *checkpointer) restoreTrace() error {
+func (c *Writer) restoreTrace() error {
 	path, size := c.file.Run.Trace, c.file.TraceBytes
 	header := traceHeader()
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
@@ -251,10 +256,10 @@ func (c *checkpointer) restoreTrace() error {
 	return nil
 }
 
-// discardIfNew removes the checkpoint when this invocation created it and
+// DiscardIfNew removes the checkpoint when this invocation created it and
 // the run could not start (its program did not start): the settings it
 // holds would only fail again. It reports whether it did.
-func (c *checkpointer) discardIfNew() bool {
+func (c *Writer) DiscardIfNew() bool {
 	if c == nil || !c.created || c.savedGeneration != 0 {
 		return false
 	}
@@ -264,45 +269,30 @@ func (c *checkpointer) discardIfNew() bool {
 	return os.Remove(c.path) == nil
 }
 
-// close releases the lock of the checkpoint.
-func (c *checkpointer) close() {
+// Close releases the lock of the checkpoint.
+func (c *Writer) Close() {
 	c.unlock() // the lock goes with the process anyway
 }
 
-// afterGeneration is called after every generation of the run (through
+// AfterGeneration is called after every generation of the run (through
 // es.Options.Progress) and writes a checkpoint every Every generations. A
-// failed write stops the run through cancel.
-//
-// es.Minimize checks -Inf and the target after the generation is told
-// (and after this call): a checkpoint of a generation that meets them
-// records the stop, so that hees resume does not go on past it.
-func (c *checkpointer) afterGeneration(pr es.Progress, cancel context.CancelFunc) {
+// failed write stops the run through cancel. A checkpoint of a generation
+// after which the run stops (pr.Stop: -Inf or the target) records the
+// stop, so that hees resume does not go on past it.
+func (c *Writer) AfterGeneration(pr es.Progress, cancel context.CancelFunc) {
 	if c.err != nil || pr.Generation%c.file.Every != 0 {
 		return
 	}
-	if err := c.write(pr.Strategy, stopAfter(pr, c.file.Run.Target)); err != nil {
+	if err := c.write(pr.Strategy, pr.Stop); err != nil {
 		c.err = err
 		cancel()
 	}
 }
 
-// stopAfter returns the reason es.Minimize stops for right after the
-// generation that pr describes, given target (nil: none): -Inf, or a value
-// at the target; "" when it goes on.
-func stopAfter(pr es.Progress, target *float64) es.Reason {
-	switch {
-	case math.IsInf(pr.GenerationBest, -1):
-		return es.ReasonMinusInf
-	case target != nil && pr.GenerationBest <= *target:
-		return es.ReasonTarget
-	}
-	return ""
-}
-
-// finish writes the checkpoint of the strategy s once es.Minimize returned
+// Finish writes the checkpoint of the strategy s once es.Minimize returned
 // res: it records the stop, unless the run can go on. It returns the first
 // failed write of the run.
-func (c *checkpointer) finish(s es.Strategy, res es.Result) error {
+func (c *Writer) Finish(s es.Strategy, res es.Result) error {
 	stop := res.Reason
 	if resumableReason(stop) {
 		stop = ""
@@ -318,11 +308,11 @@ func (c *checkpointer) finish(s es.Strategy, res es.Result) error {
 // the checkpoint with the state of s and stop. The trace comes first: a
 // kill between the two leaves rows past the checkpoint's TraceBytes, which
 // hees resume cuts off.
-func (c *checkpointer) write(s es.Strategy, stop es.Reason) error {
-	if err := c.appendTrace(); err != nil {
+func (c *Writer) write(s es.Strategy, stop es.Reason) error {
+	if err := c.AppendTrace(); err != nil {
 		return fmt.Errorf("writing the trace: %w", err)
 	}
-	data, err := c.encode(s, stop)
+	data, err := c.Encode(s, stop)
 	if err == nil {
 		err = atomicfile.WriteFile(c.path, data, 0o644)
 	}
@@ -333,9 +323,9 @@ func (c *checkpointer) write(s es.Strategy, stop es.Reason) error {
 	return nil
 }
 
-// encode returns the checkpoint file of the state of s and stop, with the
+// Encode returns the checkpoint file of the state of s and stop, with the
 // trace as far as appendTrace wrote it.
-func (c *checkpointer) encode(s es.Strategy, stop es.Reason) ([]byte, error) {
+func (c *Writer) Encode(s es.Strategy, stop es.Reason) ([]byte, error) {
 	state, err := s.MarshalBinary()
 	if err != nil {
 		return nil, err
@@ -347,12 +337,12 @@ func (c *checkpointer) encode(s es.Strategy, stop es.Reason) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return statefile.Encode(checkpointKind, payload)
+	return statefile.Encode(Kind, payload)
 }
 
-// appendTrace writes the trace rows recorded since the last call at the
+// AppendTrace writes the trace rows recorded since the last call at the
 // checkpoint's end of the trace file, and flushes them to disk.
-func (c *checkpointer) appendTrace() error {
+func (c *Writer) AppendTrace() error {
 	if c.trace == nil || len(c.trace.Rows) == c.traceRows {
 		return nil
 	}
@@ -381,10 +371,10 @@ func (c *checkpointer) appendTrace() error {
 	return nil
 }
 
-// printResumeHint tells on w how to continue the run when the checkpoint
+// PrintResumeHint tells on w how to continue the run when the checkpoint
 // on disk can go on; it prints nothing for a nil c, a finished run, or a
 // checkpoint that is gone.
-func (c *checkpointer) printResumeHint(w io.Writer, name string) {
+func (c *Writer) PrintResumeHint(w io.Writer, name string) {
 	if c == nil || c.savedStop != "" {
 		return
 	}
@@ -402,29 +392,29 @@ func traceHeader() []byte {
 	return buf.Bytes()
 }
 
-// decodeCheckpoint checks the bytes of a checkpoint file and returns its
+// Decode checks the bytes of a checkpoint file and returns its
 // content with the strategy restored. Errors of the container keep their
 // cause (statefile.ErrTruncated and so on).
-func decodeCheckpoint(data []byte) (*checkpointState, error) {
-	payload, err := statefile.DecodeKind(data, checkpointKind)
+func Decode(data []byte) (*State, error) {
+	payload, err := statefile.DecodeKind(data, Kind)
 	if err != nil {
 		return nil, err
 	}
-	return parseCheckpoint(payload)
+	return Parse(payload)
 }
 
-// parseCheckpoint reads the payload of a checkpoint, restores its strategy
+// Parse reads the payload of a checkpoint, restores its strategy
 // and checks that the settings agree with it.
-func parseCheckpoint(payload []byte) (*checkpointState, error) {
-	st := new(checkpointState)
-	if err := unmarshalStrict(payload, &st.file); err != nil {
+func Parse(payload []byte) (*State, error) {
+	st := new(State)
+	if err := statefile.UnmarshalJSON(payload, &st.File); err != nil {
 		return nil, fmt.Errorf("bad checkpoint: %v", err)
 	}
-	s, err := restoreStrategy(st.file.Run.Restarts, st.file.Strategy)
+	s, err := session.RestoreStrategy(st.File.Run.Restarts, st.File.Strategy)
 	if err != nil {
 		return nil, fmt.Errorf("bad checkpoint: %v", err)
 	}
-	st.strategy = s
+	st.Strategy = s
 	if err := st.check(); err != nil {
 		return nil, fmt.Errorf("bad checkpoint: %v", err)
 	}
@@ -435,12 +425,9 @@ func parseCheckpoint(payload []byte) (*checkpointState, error) {
 // strategy, and parses the problem. The strategy is restored first: its
 // state holds d coordinates, so a corrupted dimension cannot make the
 // problem allocate more than the file's size.
-func (st *checkpointState) check() error {
-	f, rs, s := &st.file, &st.file.Run, st.strategy
-	wantName := rs.Algo
-	if rs.Restarts == "ipop" {
-		wantName = "ipop-" + rs.Algo
-	}
+func (st *State) check() error {
+	f, rs, s := &st.File, &st.File.Run, st.Strategy
+	wantName := session.StrategyName(rs.Algo, rs.Restarts)
 	switch {
 	case !slices.Contains(es.Names(), rs.Algo):
 		return fmt.Errorf("unknown algorithm %q", rs.Algo)
@@ -463,56 +450,31 @@ func (st *checkpointState) check() error {
 		if err != nil {
 			return err
 		}
-		st.problem = p
+		st.Problem = p
 	}
 	return nil
 }
 
-// unmarshalStrict decodes the JSON object data into v, rejecting unknown
-// fields and anything after the object.
-func unmarshalStrict(data []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return err
+// FinishedResult is the result of a run whose checkpoint recorded that it
+// stopped for reason: what es.Minimize returned at that point, since a run
+// that stops normally abandons no evaluation.
+func FinishedResult(s es.Strategy, reason es.Reason) (es.Result, error) {
+	run, err := es.NewRun(s, es.Limits{})
+	if err != nil {
+		return es.Result{}, err
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return errors.New("data after the JSON object")
-	}
-	return nil
+	run.Stop(reason, nil, nil)
+	return run.Result(), nil
 }
 
-// restoreStrategy restores a strategy from its MarshalBinary state: an
-// IPOP wrapper with restarts "ipop" (es.Load restores plain strategies
-// only), a plain strategy with "none".
-func restoreStrategy(restarts string, state []byte) (es.Strategy, error) {
-	switch restarts {
-	case "ipop":
-		w := new(es.IPOP)
-		if err := w.UnmarshalBinary(state); err != nil {
-			return nil, err
-		}
-		return w, nil
-	case "none":
-		return es.Load(state)
-	}
-	return nil, fmt.Errorf("restarts %q", restarts)
-}
+// Settings returns the settings of the run, which hees resume may change
+// (the workers) before it continues.
+func (c *Writer) Settings() *Settings { return &c.file.Run }
 
-// restartsOf returns the restart count of s (IPOP), 0 for a strategy that
-// does not restart.
-func restartsOf(s es.Strategy) int {
-	if r, ok := s.(interface{ Restarts() int }); ok {
-		return r.Restarts()
-	}
-	return 0
-}
+// SetTrace gives the Writer the run's trace (nil without -trace), whose
+// new rows each checkpoint appends to the trace file.
+func (c *Writer) SetTrace(t *es.Trace) { c.trace = t }
 
-// finishedResult is the result of a run whose checkpoint recorded that it
-// stopped for reason: what es.Minimize returned at that point, since
-// Minimize's best point is the strategy's and a run that stops normally
-// abandons no evaluation.
-func finishedResult(s es.Strategy, reason es.Reason) es.Result {
-	x, f := s.Best()
-	return es.Result{X: x, F: f, Evals: s.Evals(), Generations: s.Generation(), Restarts: restartsOf(s), Reason: reason}
-}
+// ElapsedBefore is the wall-clock time of the run up to the checkpoint this
+// invocation started from.
+func (c *Writer) ElapsedBefore() time.Duration { return c.elapsedBefore }

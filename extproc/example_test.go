@@ -7,7 +7,8 @@ import (
 	"log"
 	"time"
 
-	"github.com/hees-dev/hees/internal/extproc"
+	"github.com/hees-dev/hees/es"
+	"github.com/hees-dev/hees/extproc"
 )
 
 func ExampleStart() {
@@ -56,4 +57,35 @@ func ExampleEvalError() {
 	// no answer: the process exited (exit status 3)
 	// no model for 1.5 -2
 	// true
+}
+
+func Example_minimize() {
+	// The external program answers the squared norm of each 2-D point
+	// (awk computes it; the shell loop reads one line at a time).
+	const command = `sh -c 'while read x y; do awk "BEGIN { print ($x)^2 + ($y)^2 }"; done'`
+	const workers = 2
+	ctx := context.Background()
+	pool, err := extproc.Start(ctx, command, workers, extproc.Options{EvalTimeout: 10 * time.Second})
+	if err != nil {
+		log.Fatal(err)
+	}
+	s, err := es.New("hees", es.Config{Dim: 2, Seed: 1})
+	if err != nil {
+		log.Fatal(err)
+	}
+	target := 1e-4
+	// A failed evaluation would stop the run with an *es.ObjectiveError
+	// wrapping the *extproc.EvalError; the run stopping kills the programs
+	// still evaluating.
+	res, err := es.Minimize(ctx, es.FuncContext(pool.EvalContext), s,
+		es.Options{Workers: workers, MaxEvals: 2000, Target: &target})
+	if cerr := pool.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(res.Reason, res.F <= target)
+	// Output:
+	// target reached true
 }

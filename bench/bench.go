@@ -1,0 +1,662 @@
+// Package bench runs a BBOB benchmark of the strategies of package es: every
+// (strategy, function, dimension, instance) of a Grid is one run on COCO's
+// noiseless bbob suite, recorded as COCO's bbob observer does (package
+// objectives provides the functions), and Grid.Run writes, under Grid.Out,
+// the COCO data for COCO's post-processing, a summary of the expected
+// running times, the runtime ECDF per dimension, and the ERT ratio of hees
+// to cmaes per function. docs/BBOB.md describes the suite and the
+// measures.
+//
+// The runs are spread over Grid.Workers goroutines and do not depend on
+// their number. Each finished run is kept in Out/runs, so that a bench
+// interrupted by a cancel resumes where it stopped when run again.
+package bench
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+
+	"github.com/hees-dev/hees/es"
+	"github.com/hees-dev/hees/internal/atomicfile"
+	"github.com/hees-dev/hees/internal/coco"
+	"github.com/hees-dev/hees/internal/svgplot"
+	"github.com/hees-dev/hees/internal/workpool"
+	"github.com/hees-dev/hees/objectives"
+)
+
+// Grid is a benchmark: every strategy on every function, dimension and
+// instance, each run with the strategy's default parameters, the initial
+// step size Sigma0, the initial mean uniform in [-5, 5]^d (the suite's
+// region of interest), and the seed Job.Seed. A run ends when it evaluates
+// f - fopt <= 1e-8, when the next generation would exceed Budget·d
+// evaluations, or, without IPOP, when the strategy stops. With IPOP a
+// stopped strategy restarts (es.NewIPOP) until the target or the budget.
+type Grid struct {
+	// Strategies are es strategy names, such as "hees" and "cmaes".
+	Strategies []string
+	// IPOP restarts the strategies with es.NewIPOP.
+	IPOP bool
+	// Functions (1 to 24), Dims (at least 2) and Instances are the BBOB
+	// problems, in the order of the output.
+	Functions, Dims, Instances []int
+	// Budget is the evaluation budget of a run, a multiple of the
+	// dimension.
+	Budget float64
+	// Sigma0 is the initial step size.
+	Sigma0 float64
+	// Workers is the number of runs at a time; 0 means the number of CPUs.
+	Workers int
+	// Out is the output directory.
+	Out string
+	// Progress, when not nil, is told of the runs.
+	Progress Progress
+}
+
+// Progress receives the progress of Grid.Run. Started and Finished are
+// called from the goroutines of the runs, so they must be safe for
+// concurrent use.
+type Progress interface {
+	// Begin is called once before the runs: total runs, of which done
+	// were finished by an earlier Run.
+	Begin(total, done int)
+	// Started and Finished are called when a run starts and when its
+	// record is saved.
+	Started(Job)
+	Finished(Job)
+	// End is called once after the runs, before the output is written.
+	End()
+}
+
+// InterruptedError is the error of a Run whose context was canceled before
+// every run finished; the finished runs are kept in Dir.
+type InterruptedError struct {
+	// Done runs of Total are finished.
+	Done, Total int
+	// Dir is the directory of the records, Out/runs.
+	Dir string
+}
+
+// Error says how many runs are finished and where they are kept.
+func (e *InterruptedError) Error() string {
+	return fmt.Sprintf("interrupted with %d of %d runs finished (kept in %s); run the same bench again to resume", e.Done, e.Total, e.Dir)
+}
+
+// Job is one run of a Grid.
+type Job struct {
+	// Strategy is the es strategy name, Label the folder and legend name:
+	// the strategy's Name() (with IPOP, its wrapper's).
+	Strategy, Label string
+	// Function, Dim and Instance name the BBOB problem.
+	Function, Dim, Instance int
+}
+
+// Seed is the run's master seed: FNV-1a-64 of
+// "<strategy>/f<F>/d<D>/i<I>" (the plain strategy name, also with IPOP, so
+// an IPOP run follows the plain run until its first restart).
+func (j Job) Seed() uint64 {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%s/f%d/d%d/i%d", j.Strategy, j.Function, j.Dim, j.Instance)
+	return h.Sum64()
+}
+
+// recordPath is the run's record under out.
+func (j Job) recordPath(out string) string {
+	return filepath.Join(out, "runs", j.Label, fmt.Sprintf("f%d_d%d_i%d.txt", j.Function, j.Dim, j.Instance))
+}
+
+// Label returns the folder and legend name of strategy name: its Name(),
+// es.IPOPName(name) with IPOP.
+func (g *Grid) Label(name string) string {
+	if g.IPOP {
+		return es.IPOPName(name)
+	}
+	return name
+}
+
+// Jobs lists the runs in the order of the output: strategy, function,
+// dimension, instance as given in the Grid.
+func (g *Grid) Jobs() []Job {
+	var jobs []Job
+	for _, a := range g.Strategies {
+		for _, f := range g.Functions {
+			for _, d := range g.Dims {
+				for _, i := range g.Instances {
+					jobs = append(jobs, Job{Strategy: a, Label: g.Label(a), Function: f, Dim: d, Instance: i})
+				}
+			}
+		}
+	}
+	return jobs
+}
+
+// MaxEvals is the budget of a run in dimension dim.
+func (g *Grid) MaxEvals(dim int) int {
+	return int(g.Budget * float64(dim))
+}
+
+// record is what DIR/runs keeps of a finished run: the settings that
+// made it, how it ended, and the COCO record.
+type record struct {
+	strategy string
+	seed     uint64
+	budget   int // evaluations
+	sigma0   float64
+	reason   es.Reason
+	restarts int
+	run      coco.Run
+}
+
+// recordMagic starts a record file.
+const recordMagic = "hees bench run 1"
+
+// marshal writes the record: its settings as "key value" lines, an empty
+// line, and the COCO run.
+func (r *record) marshal() ([]byte, error) {
+	text, err := r.run.MarshalText()
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "%s\nstrategy %s\nseed %d\nbudget %d\nsigma0 %s\nreason %s\nrestarts %d\n\n",
+		recordMagic, r.strategy, r.seed, r.budget, strconv.FormatFloat(r.sigma0, 'x', -1, 64), r.reason, r.restarts)
+	b.Write(text)
+	return b.Bytes(), nil
+}
+
+// unmarshalRecord reads a record written by marshal.
+func unmarshalRecord(data []byte) (*record, error) {
+	head, body, ok := bytes.Cut(data, []byte("\n\n"))
+	lines := strings.Split(string(head), "\n")
+	if !ok || len(lines) != 7 || lines[0] != recordMagic {
+		return nil, errors.New("not a hees bench run record")
+	}
+	values := map[string]string{}
+	for _, l := range lines[1:] {
+		k, v, _ := strings.Cut(l, " ")
+		values[k] = v
+	}
+	r := &record{strategy: values["strategy"], reason: es.Reason(values["reason"])}
+	var errs [4]error
+	r.seed, errs[0] = strconv.ParseUint(values["seed"], 10, 64)
+	r.budget, errs[1] = strconv.Atoi(values["budget"])
+	r.sigma0, errs[2] = strconv.ParseFloat(values["sigma0"], 64)
+	r.restarts, errs[3] = strconv.Atoi(values["restarts"])
+	if err := errors.Join(errs[:]...); err != nil || r.strategy == "" || r.reason == "" {
+		return nil, fmt.Errorf("bad settings in the record: %v", err)
+	}
+	if err := r.run.UnmarshalText(body); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// errSettings marks a record made with other settings than the bench's.
+var errSettings = errors.New("made with other settings")
+
+// load reads the record of job under g.Out. It returns nil, nil when there
+// is none, and an error for a record that is damaged or was made with other
+// settings (another budget, sigma0 or seed).
+func (g *Grid) load(j Job) (*record, error) {
+	path := j.recordPath(g.Out)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	r, err := unmarshalRecord(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	want := coco.Problem{Function: j.Function, Instance: j.Instance, Dim: j.Dim, Fopt: r.run.Fopt}
+	if r.strategy != j.Label || r.seed != j.Seed() || r.budget != g.MaxEvals(j.Dim) || r.sigma0 != g.Sigma0 || r.run.Problem != want {
+		return nil, fmt.Errorf("%s: %w (strategy %s, budget %d evaluations, sigma0 %v; this bench: %s, %d, %v): remove %s or use another -out",
+			path, errSettings, r.strategy, r.budget, r.sigma0, j.Label, g.MaxEvals(j.Dim), g.Sigma0, filepath.Join(g.Out, "runs"))
+	}
+	return r, nil
+}
+
+// observed is a BBOB problem whose evaluations go to a COCO observer. The
+// run evaluates with one worker, so the observer sees the evaluations of a
+// generation in row order.
+type observed struct {
+	problem  objectives.Problem
+	observer *coco.Observer
+}
+
+// Eval evaluates the problem at x and reports the evaluation to the
+// observer.
+func (o *observed) Eval(x []float64) float64 {
+	f := o.problem.Eval(x)
+	o.observer.Observe(x, f)
+	return f
+}
+
+// errInterrupted reports a run stopped by a cancel.
+var errInterrupted = errors.New("interrupted")
+
+// runJob performs one run and returns its record. It returns errInterrupted
+// when ctx was canceled during the run.
+func (g *Grid) runJob(ctx context.Context, j Job) (*record, error) {
+	p, err := objectives.NewBBOB(j.Function, j.Instance, j.Dim)
+	if err != nil {
+		return nil, err
+	}
+	_, fopt, _ := p.Optimum()
+	_, box := p.Bounds()
+	obs, err := coco.NewObserver(coco.Problem{Function: j.Function, Instance: j.Instance, Dim: j.Dim, Fopt: fopt})
+	if err != nil {
+		return nil, err
+	}
+	cfg := es.Config{Dim: j.Dim, Seed: j.Seed(), Sigma0: g.Sigma0, Box: box}
+	var s es.Strategy
+	if g.IPOP {
+		s, err = es.NewIPOP(j.Strategy, cfg, es.IPOPConfig{})
+	} else {
+		s, err = es.New(j.Strategy, cfg)
+	}
+	if err != nil {
+		return nil, err
+	}
+	target := coco.SuccessThreshold(fopt)
+	restarts := 0
+	opt := es.Options{
+		Workers:  1,
+		MaxEvals: g.MaxEvals(j.Dim),
+		Target:   &target,
+		Progress: func(pr es.Progress) {
+			// A restart happened in this generation's Tell: the next
+			// evaluation is the first of the new run (.rdat line).
+			if pr.Restarts > restarts {
+				restarts = pr.Restarts
+				obs.Restart()
+			}
+		},
+	}
+	res, err := es.Minimize(ctx, &observed{p, obs}, s, opt)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("%s on f%d instance %d d=%d: %w", j.Label, j.Function, j.Instance, j.Dim, err)
+	case res.Reason == es.ReasonCanceled:
+		return nil, errInterrupted
+	case res.Evals == 0:
+		return nil, fmt.Errorf("%s on f%d d=%d: the budget of %d evaluations is smaller than the first generation", j.Label, j.Function, j.Dim, opt.MaxEvals)
+	case res.Evals != obs.Evals():
+		return nil, fmt.Errorf("%s on f%d instance %d d=%d: the strategy counts %d evaluations, the observer %d", j.Label, j.Function, j.Instance, j.Dim, res.Evals, obs.Evals())
+	}
+	return &record{
+		strategy: j.Label, seed: j.Seed(), budget: opt.MaxEvals, sigma0: g.Sigma0,
+		reason: res.Reason, restarts: res.Restarts, run: *obs.Finish(),
+	}, nil
+}
+
+// Run performs the runs of the grid that have no record in Out/runs yet,
+// larger dimensions first, then writes the output files from all records
+// and names them on w. It stops at the first failed run, and with an
+// *InterruptedError when ctx is canceled before every run finished. A
+// record made with other settings (budget, Sigma0, seed) is an error found
+// before any run.
+func (g *Grid) Run(ctx context.Context, w io.Writer) error {
+	if err := g.check(); err != nil {
+		return err
+	}
+	jobs := g.Jobs()
+	// Every record is checked before any work, so that a bench with other
+	// settings stops at once.
+	records := make([]*record, len(jobs))
+	var todo []int
+	for i, j := range jobs {
+		r, err := g.load(j)
+		if err != nil {
+			return err
+		}
+		records[i] = r
+		if r == nil {
+			todo = append(todo, i)
+		}
+	}
+	// Larger dimensions first: they take longest, and the pool ends sooner.
+	slices.SortStableFunc(todo, func(x, y int) int { return jobs[y].Dim - jobs[x].Dim })
+
+	prog := g.Progress
+	if prog == nil {
+		prog = noProgress{}
+	}
+	var done atomic.Int64
+	done.Store(int64(len(jobs) - len(todo)))
+	prog.Begin(len(jobs), len(jobs)-len(todo))
+	err := workpool.Run(ctx, len(todo), workpool.Size(g.Workers, len(todo)), func(ctx context.Context, k int) error {
+		j := jobs[todo[k]]
+		prog.Started(j)
+		r, err := g.runJob(ctx, j)
+		if err == nil {
+			err = g.save(j, r)
+		}
+		if errors.Is(err, errInterrupted) {
+			return nil // the caller's context is done: no further job starts
+		}
+		if err != nil {
+			return err
+		}
+		records[todo[k]] = r
+		done.Add(1)
+		prog.Finished(j)
+		return nil
+	})
+	prog.End()
+	if err != nil {
+		return err
+	}
+	if n := int(done.Load()); n < len(jobs) {
+		return &InterruptedError{Done: n, Total: len(jobs), Dir: filepath.Join(g.Out, "runs")}
+	}
+	return g.writeOutputs(w, jobs, records)
+}
+
+// check reports a Grid that cannot run.
+func (g *Grid) check() error {
+	for _, name := range g.Strategies {
+		if !slices.Contains(es.Names(), name) {
+			return fmt.Errorf("bench: unknown strategy %q (want some of %s)", name, strings.Join(es.Names(), ", "))
+		}
+	}
+	switch {
+	case len(g.Strategies) == 0 || len(g.Functions) == 0 || len(g.Dims) == 0 || len(g.Instances) == 0:
+		return errors.New("bench: the grid is empty (no strategy, function, dimension or instance)")
+	case !(g.Budget > 0) || g.Budget*float64(slices.Max(g.Dims)) > 1<<40:
+		return fmt.Errorf("bench: Budget %v: want a positive multiple of the dimension, at most 2^40 evaluations", g.Budget)
+	case !(g.Sigma0 > 0) || math.IsInf(g.Sigma0, 1):
+		return fmt.Errorf("bench: Sigma0 %v: want a positive finite number", g.Sigma0)
+	case g.Workers < 0:
+		return fmt.Errorf("bench: Workers %d: want 0 (the number of CPUs) or more", g.Workers)
+	case g.Out == "":
+		return errors.New("bench: no output directory Out")
+	}
+	return nil
+}
+
+// noProgress is the Progress of a Grid without one.
+type noProgress struct{}
+
+func (noProgress) Begin(int, int) {}
+func (noProgress) Started(Job)    {}
+func (noProgress) Finished(Job)   {}
+func (noProgress) End()           {}
+
+// save writes the record of a finished run atomically.
+func (g *Grid) save(j Job, r *record) error {
+	data, err := r.marshal()
+	if err != nil {
+		return err
+	}
+	path := j.recordPath(g.Out)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(path, data, 0o644)
+}
+
+// writeOutputs builds the COCO data, the summary, the ECDF plots and the
+// ERT ratio tables from the records (in job order) and reports them.
+func (g *Grid) writeOutputs(stdout io.Writer, jobs []Job, records []*record) error {
+	runs := map[string][]*coco.Run{} // by label
+	var labels []string
+	for i, j := range jobs {
+		if _, ok := runs[j.Label]; !ok {
+			labels = append(labels, j.Label)
+		}
+		runs[j.Label] = append(runs[j.Label], &records[i].run)
+	}
+	write := func(rel string, data []byte) error {
+		path := filepath.Join(g.Out, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return err
+		}
+		return atomicfile.WriteFile(path, data, 0o644)
+	}
+
+	var summaries []coco.Summary
+	for _, label := range labels {
+		comment := fmt.Sprintf("hees bench: %s, sigma0 %g, m0 uniform in [-5, 5]^d, budget %g*d evaluations, seed FNV-1a-64(\"<strategy>/f<F>/d<D>/i<I>\")",
+			label, g.Sigma0, g.Budget)
+		files, err := coco.Files(label, comment, runs[label])
+		if err != nil {
+			return err
+		}
+		for _, f := range files {
+			if err := write(label+"/"+f.Path, f.Data); err != nil {
+				return err
+			}
+		}
+		fmt.Fprintf(stdout, "wrote COCO data of %s: %s (%d files)\n", label, filepath.Join(g.Out, label), len(files))
+		summaries = append(summaries, coco.Summarize(label, runs[label])...)
+	}
+	var csv bytes.Buffer
+	if err := coco.WriteSummaryCSV(&csv, summaries); err != nil {
+		return err
+	}
+	if err := write("summary.csv", csv.Bytes()); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote %s\n", filepath.Join(g.Out, "summary.csv"))
+
+	dims := slices.Sorted(slices.Values(g.Dims))
+	for _, d := range dims {
+		byLabel := map[string][]*coco.Run{}
+		for _, label := range labels {
+			for _, r := range runs[label] {
+				if r.Dim == d {
+					byLabel[label] = append(byLabel[label], r)
+				}
+			}
+		}
+		svg, err := g.ecdfFigure(d, labels, byLabel)
+		if err != nil {
+			return err
+		}
+		name := fmt.Sprintf("ecdf_d%d.svg", d)
+		if err := write(name, svg); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "wrote %s\n", filepath.Join(g.Out, name))
+		heesLabel, cmaLabel := g.Label("hees"), g.Label("cmaes")
+		if byLabel[heesLabel] != nil && byLabel[cmaLabel] != nil {
+			name := fmt.Sprintf("ert_ratio_d%d.md", d)
+			if err := write(name, g.ratioTable(d, heesLabel, cmaLabel, byLabel)); err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "wrote %s\n", filepath.Join(g.Out, name))
+		}
+	}
+	g.printSolved(stdout, dims, labels, runs)
+	return nil
+}
+
+// ecdfFigure draws the runtime ECDFs of the strategies in dimension d.
+func (g *Grid) ecdfFigure(d int, labels []string, byLabel map[string][]*coco.Run) ([]byte, error) {
+	panel := svgplot.Panel{
+		Title:  fmt.Sprintf("%d targets 10^[-8..2], %s, budget %g·d", coco.NumTargets, g.gridText(), g.Budget),
+		XLabel: "log10(evaluations / d)",
+		YLabel: "fraction of (function, target) pairs",
+		YRange: svgplot.Range{Min: -0.02, Max: 1.02},
+	}
+	for _, label := range labels {
+		x, y := thinSteps(coco.ECDF(byLabel[label]))
+		panel.Series = append(panel.Series, svgplot.Series{Name: label, X: x, Y: y, Style: svgplot.Step})
+	}
+	fig := svgplot.Figure{
+		Title:  fmt.Sprintf("BBOB runtime ECDF, d = %d", d),
+		Width:  820,
+		Height: 520,
+		Panels: []svgplot.Panel{panel},
+	}
+	var buf bytes.Buffer
+	if err := fig.WriteSVG(&buf); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// ecdfResolution is the smallest distance, in log10(evaluations / d),
+// between two corners of a plotted ECDF: about 0.7 pixel in the 820-pixel
+// figure.
+const ecdfResolution = 0.005
+
+// thinSteps drops corners of a step function (x increasing) so that the
+// plot keeps a few thousand points instead of one per (run, target) pair:
+// a corner is dropped when the next one lies within ecdfResolution of the
+// last corner kept, so the steps of the dropped corners happen at the next
+// kept one, less than ecdfResolution later. The thinned curve is never
+// above the exact one. The first and last corners are kept.
+func thinSteps(x, y []float64) ([]float64, []float64) {
+	if len(x) < 3 {
+		return x, y
+	}
+	tx, ty := []float64{x[0]}, []float64{y[0]}
+	for i := 1; i < len(x); i++ {
+		if i+1 < len(x) && x[i+1]-tx[len(tx)-1] < ecdfResolution {
+			continue
+		}
+		tx, ty = append(tx, x[i]), append(ty, y[i])
+	}
+	return tx, ty
+}
+
+// gridText names the functions and instances of the bench ("f1-24, 15
+// instances").
+func (g *Grid) gridText() string {
+	instances := "instances"
+	if len(g.Instances) == 1 {
+		instances = "instance"
+	}
+	return fmt.Sprintf("f%s, %d %s", listText(g.Functions), len(g.Instances), instances)
+}
+
+// listText writes a list of integers with runs of consecutive values as
+// ranges: 1-5,7.
+func listText(v []int) string {
+	var parts []string
+	for i := 0; i < len(v); {
+		j := i
+		for j+1 < len(v) && v[j+1] == v[j]+1 {
+			j++
+		}
+		if j > i {
+			parts = append(parts, fmt.Sprintf("%d-%d", v[i], v[j]))
+		} else {
+			parts = append(parts, strconv.Itoa(v[i]))
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ",")
+}
+
+// ratioLevels are the targets of the ERT ratio tables: 1e1, 1e-1, 1e-3,
+// 1e-5 and 1e-8.
+var ratioLevels = []int{5, -5, -15, -25, -40}
+
+// ratioTable writes the markdown table of ERT(hees)/ERT(cmaes) per function
+// in dimension d.
+func (g *Grid) ratioTable(d int, hees, cma string, byLabel map[string][]*coco.Run) []byte {
+	var buf bytes.Buffer
+	fmt.Fprintf(&buf, "# ERT ratio %s / %s, d = %d\n\n", hees, cma, d)
+	fmt.Fprintf(&buf, "hees bench, BBOB %s, budget %g·d evaluations. Each cell is ERT(%s) / ERT(%s) "+
+		"to reach f − fopt ≤ the target: below 1, HE-ES needed fewer evaluations. "+
+		"∞: only %s reached the target; 0: only %s did; —: neither. "+
+		"In parentheses, the runs that reached the target (%s/%s) when not all did.\n\n",
+		g.gridText(), g.Budget, hees, cma, cma, hees, hees, cma)
+	buf.WriteString("| f |")
+	for _, k := range ratioLevels {
+		fmt.Fprintf(&buf, " 1e%d |", k/coco.TargetsPerDecade)
+	}
+	buf.WriteString("\n| ---: |")
+	for range ratioLevels {
+		buf.WriteString(" ---: |")
+	}
+	buf.WriteByte('\n')
+	wins := make([]int, len(ratioLevels))
+	both := make([]int, len(ratioLevels))
+	for _, f := range g.Functions {
+		h, c := functionRuns(byLabel[hees], f), functionRuns(byLabel[cma], f)
+		fmt.Fprintf(&buf, "| %d |", f)
+		for col, k := range ratioLevels {
+			eh, sh := coco.ERT(h, k)
+			ec, sc := coco.ERT(c, k)
+			var cell string
+			switch {
+			case sh == 0 && sc == 0:
+				cell = "—"
+			case sh == 0:
+				cell = "∞"
+			case sc == 0:
+				cell = "0"
+			default:
+				ratio := eh / ec
+				cell = strconv.FormatFloat(ratio, 'g', 3, 64)
+				both[col]++
+				if ratio < 1 {
+					wins[col]++
+				}
+			}
+			if (sh > 0 || sc > 0) && (sh < len(h) || sc < len(c)) {
+				cell += fmt.Sprintf(" (%d/%d)", sh, sc)
+			}
+			fmt.Fprintf(&buf, " %s |", cell)
+		}
+		buf.WriteByte('\n')
+	}
+	buf.WriteString("\nRatio below 1, of the functions where both reached the target:")
+	for col, k := range ratioLevels {
+		if col > 0 {
+			buf.WriteByte(',')
+		}
+		fmt.Fprintf(&buf, " 1e%d: %d of %d", k/coco.TargetsPerDecade, wins[col], both[col])
+	}
+	buf.WriteString(".\n")
+	return buf.Bytes()
+}
+
+// functionRuns returns the runs of function f.
+func functionRuns(runs []*coco.Run, f int) []*coco.Run {
+	var out []*coco.Run
+	for _, r := range runs {
+		if r.Function == f {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// printSolved writes, per strategy and dimension, how many runs reached
+// 1e-8 and the final value of the ECDF.
+func (g *Grid) printSolved(w io.Writer, dims []int, labels []string, runs map[string][]*coco.Run) {
+	for _, label := range labels {
+		for _, d := range dims {
+			var rs []*coco.Run
+			solved := 0
+			for _, r := range runs[label] {
+				if r.Dim == d {
+					rs = append(rs, r)
+					if r.Solved() {
+						solved++
+					}
+				}
+			}
+			_, y := coco.ECDF(rs)
+			fmt.Fprintf(w, "%-12s d=%-3d %4d of %4d runs reached 1e-8, %5.1f%% of (function, target) pairs\n",
+				label, d, solved, len(rs), 100*y[len(y)-1])
+		}
+	}
+}

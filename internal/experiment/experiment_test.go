@@ -1,0 +1,136 @@
+package experiment
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"github.com/hees-dev/hees/es"
+	"github.com/hees-dev/hees/linalg"
+	"github.com/hees-dev/hees/objectives"
+)
+
+// TestFig2MatchesLibraryTrace checks the values one run records at
+// iteration t against what es.Minimize's trace reports for the same
+// configuration after generation t (its cond_C and normtrace_C columns),
+// up to the rounding of the two formulas.
+func TestFig2MatchesLibraryTrace(t *testing.T) {
+	const d, iters = 5, 60
+	e := &Fig2{Dim: d, Runs: 1, Iters: iters, Every: 1}
+	its := e.recordedIterations()
+	r, err := e.oneRun("hees14", 7, its)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sphere, err := objectives.NewSphere(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x0 := []float64{1, 1, 1, 1, 1}
+	s, err := es.New("hees14", es.Config{Dim: d, Seed: 7, Sigma0: 1, X0: x0, A0: fig2InitialTransform(d), TolFun: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	trace := &es.Trace{}
+	if _, err := es.Minimize(context.Background(), es.Func(sphere.Eval), s, es.Options{Trace: trace, MaxEvals: 1 + 4*iters}); err != nil {
+		t.Fatal(err)
+	}
+	if len(trace.Rows) != iters+1 {
+		t.Fatalf("library trace has %d rows, want %d", len(trace.Rows), iters+1)
+	}
+	for k, row := range trace.Rows {
+		if row.Generation-1 != its[k] {
+			t.Fatalf("row %d is generation %d, want %d", k, row.Generation, its[k]+1)
+		}
+		if got, want := r.condMinus1[k], row.CondC-1; math.Abs(got-want) > 1e-9*math.Max(1, want) {
+			t.Errorf("iteration %d: cond(C) - 1 = %v, library %v", its[k], got, want)
+		}
+		if got, want := r.traceMinusD[k], row.NormTraceC-d; math.Abs(got-want) > 1e-12*math.Max(1, row.NormTraceC) {
+			t.Errorf("iteration %d: tr(C) - d = %v, library %v", its[k], got, want)
+		}
+		if r.fBest[k] != row.FBest {
+			t.Errorf("iteration %d: best f = %v, library %v", its[k], r.fBest[k], row.FBest)
+		}
+	}
+}
+
+// TestCovarianceDeviation compares with the direct formulas where they are
+// accurate, and with the series where the direct trace would cancel.
+func TestCovarianceDeviation(t *testing.T) {
+	// A moderately conditioned matrix: the library's NormalizedTrace - d
+	// and CondSym - 1 are accurate there.
+	c := linalg.NewDense(3, 3, []float64{
+		4, 1, 0.5,
+		1, 3, 0.2,
+		0.5, 0.2, 0.5,
+	})
+	values, _, err := linalg.SymEig(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cond, trace := covarianceDeviation(values)
+	wantCond, err := linalg.CondSym(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantTrace, err := linalg.NormalizedTrace(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(cond-(wantCond-1)) > 1e-13*wantCond || math.Abs(trace-(wantTrace-3)) > 1e-13*wantTrace {
+		t.Errorf("got (%v, %v), want (%v, %v)", cond, trace, wantCond-1, wantTrace-3)
+	}
+
+	// Eigenvalues e^(v_i) with Σ v_i = 0 and tiny v_i: the result is
+	// Σ (e^v - 1 - v) = Σ (v²/2 + v³/6 + v⁴/24 ...), with the odd terms
+	// cancelling in ± pairs, and cond - 1 = e^(2 v_max) - 1.
+	for _, v := range []float64{1e-3, 1e-7, 1e-12} {
+		vs := []float64{-2 * v, -v, 0, v, 2 * v}
+		values := make([]float64, len(vs))
+		for i, x := range vs {
+			values[i] = math.Exp(x) * 3 // any scale
+		}
+		cond, trace := covarianceDeviation(values)
+		want := 0.0
+		for _, x := range vs {
+			want += x*x/2 + x*x*x*x/24
+		}
+		// math.Exp rounds the eigenvalues by about 1e-16, which moves v by
+		// as much; the result moves by about v·1e-16 per term.
+		tol := 1e-10*want + 10*v*1e-16
+		if math.Abs(trace-want) > tol {
+			t.Errorf("v = %g: tr - d = %v, want %v ± %v", v, trace, want, tol)
+		}
+		if wantCond := math.Expm1(4 * v); math.Abs(cond-wantCond) > 1e-9*wantCond+1e-15 {
+			t.Errorf("v = %g: cond - 1 = %v, want %v", v, cond, wantCond)
+		}
+	}
+
+	for _, bad := range [][]float64{{0, 1}, {-1, 1}, {1, math.Inf(1)}, {math.NaN(), 1}} {
+		if c, tr := covarianceDeviation(bad); !math.IsNaN(c) || !math.IsNaN(tr) {
+			t.Errorf("covarianceDeviation(%v) = %v, %v; want NaNs", bad, c, tr)
+		}
+	}
+}
+
+// TestMedianOf checks odd and even counts and that NaN ranks last.
+func TestMedianOf(t *testing.T) {
+	nan := math.NaN()
+	for _, tc := range []struct {
+		in   []float64
+		want float64
+	}{
+		{[]float64{3}, 3},
+		{[]float64{5, 1, 3}, 3},
+		{[]float64{4, 1, 3, 2}, 2.5},
+		{[]float64{nan, 1, 2}, 2},
+		{[]float64{nan, nan, 1}, nan},
+		{[]float64{math.Inf(1), 1, 2}, 2},
+		{[]float64{math.Inf(1), math.Inf(1), 2}, math.Inf(1)},
+	} {
+		got := Median(append([]float64(nil), tc.in...))
+		if got != tc.want && !(math.IsNaN(got) && math.IsNaN(tc.want)) {
+			t.Errorf("Median(%v) = %v, want %v", tc.in, got, tc.want)
+		}
+	}
+}
