@@ -1,0 +1,11 @@
+package extproc
+
+import "syscall"
+
+// setParentDeathSignal asks Linux to send SIGKILL to the process when the
+// thread that started it ends, which for a Go program is when the program
+// dies (see the package documentation for the one exception), so that a
+// SIGKILL of hees leaves no program running.
+func setParentDeathSignal(attr *syscall.SysProcAttr) {
+	attr.Pdeathsig = syscall.SIGKILL
+}
