@@ -53,7 +53,7 @@ func (c *cma11) Lambda() int { return 1 }
 // Ask writes the initial mean in generation 0 and the offspring
 // m + sigma A z afterwards.
 func (c *cma11) Ask(pop *linalg.Dense) error {
-	if err := c.checkAsk(); err != nil {
+	if err := c.checkAsk(pop); err != nil {
 		return err
 	}
 	pop.ReuseAs(1, c.cfg.Dim)

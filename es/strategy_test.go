@@ -121,6 +121,23 @@ func TestNames(t *testing.T) {
 
 // TestTellErrors checks Tell before Ask and Tell with the wrong count: an
 // error, and the state is unchanged.
+// TestAskNil: Ask with a nil matrix is an error, not a panic, for every
+// strategy and IPOP.
+func TestAskNil(t *testing.T) {
+	for _, name := range Names() {
+		s := stNew(t, name, Config{Dim: 3, Seed: 5})
+		w, err := NewIPOP(name, Config{Dim: 3, Seed: 5}, IPOPConfig{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range []Strategy{s, w} {
+			if err := s.Ask(nil); err == nil || !strings.Contains(err.Error(), "got nil") {
+				t.Errorf("%s: Ask(nil) = %v, want an error", s.Name(), err)
+			}
+		}
+	}
+}
+
 func TestTellErrors(t *testing.T) {
 	for _, name := range Names() {
 		s := stNew(t, name, Config{Dim: 3, Seed: 5})

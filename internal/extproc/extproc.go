@@ -66,6 +66,10 @@ import (
 	"time"
 )
 
+// MaxProcs bounds the number of processes of a pool, which Start forks
+// all at once.
+const MaxProcs = 4096
+
 // DefaultCloseTimeout is how long Close waits for the processes to exit
 // after closing their input, when Options.CloseTimeout is zero.
 const DefaultCloseTimeout = 5 * time.Second
@@ -243,8 +247,8 @@ func Start(ctx context.Context, command string, procs int, opts Options) (*Pool,
 		return nil, fmt.Errorf("extproc: %w", err)
 	}
 	switch {
-	case procs < 1:
-		return nil, fmt.Errorf("extproc: %d processes requested, want at least 1", procs)
+	case procs < 1 || procs > MaxProcs:
+		return nil, fmt.Errorf("extproc: %d processes requested, want 1 to %d", procs, MaxProcs)
 	case opts.EvalTimeout < 0:
 		return nil, fmt.Errorf("extproc: negative evaluation timeout %v", opts.EvalTimeout)
 	case opts.CloseTimeout < 0:

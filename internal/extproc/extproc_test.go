@@ -433,7 +433,8 @@ func TestStartErrors(t *testing.T) {
 	}{
 		{"empty command", context.Background(), " ", 1, Options{}, "command is empty"},
 		{"bad quoting", context.Background(), "sim 'x", 1, Options{}, "unterminated single quote"},
-		{"no processes", context.Background(), ok, 0, Options{}, "0 processes requested"},
+		{"no processes", context.Background(), ok, 0, Options{}, "0 processes requested, want 1 to 4096"},
+		{"too many processes", context.Background(), ok, MaxProcs + 1, Options{}, "4097 processes requested"},
 		{"negative timeout", context.Background(), ok, 1, Options{EvalTimeout: -1}, "negative evaluation timeout"},
 		{"negative close timeout", context.Background(), ok, 1, Options{CloseTimeout: -1}, "negative close timeout"},
 		{"negative warning delay", context.Background(), ok, 1, Options{WarnAfter: -1}, "negative warning delay"},
