@@ -117,7 +117,7 @@ func restartSeed(seed uint64, r int) uint64 {
 
 // runConfig returns the Config of run r (r = 0 is the first run), and
 // whether that run is allowed (its population stays within
-// maxPopulation).
+// maxPopulation, maxSamples and MaxMemory).
 func (w *IPOP) runConfig(r int) (Config, bool) {
 	if r == 0 {
 		return w.cfg, true
@@ -135,6 +135,9 @@ func (w *IPOP) runConfig(r int) (Config, bool) {
 			c.Pairs = w.population0 << r
 		} else {
 			c.Lambda = w.population0 << r
+		}
+		if checkMemory(w.name, c) != nil {
+			return c, false
 		}
 	}
 	return c, true

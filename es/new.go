@@ -162,6 +162,9 @@ func resolve(name string, cfg Config) (Config, error) {
 	} else if cfg.Lambda != 0 {
 		return cfg, fmt.Errorf("es: Config.Lambda = %d: only cmaes has a population size lambda (leave Lambda 0)", cfg.Lambda)
 	}
+	if err := checkMemory(name, cfg); err != nil {
+		return cfg, err
+	}
 
 	if !heesFamily {
 		if cfg.Kappa != 0 {
