@@ -14,7 +14,9 @@ type Config struct {
 	// (Seed, purpose, generation, index).
 	Seed uint64
 	// Sigma0 is the initial step size; 0 means 2 (the reference code's
-	// default, ALGORITHMS.md Section 4).
+	// default, ALGORITHMS.md Section 4). Sigma0 times the largest entry of
+	// A0 (1 without A0) must be at most 1e150: beyond it the candidates'
+	// squares overflow, and a run would only see +Inf.
 	Sigma0 float64
 	// X0 is the initial mean. Nil means a point drawn uniformly from
 	// [-Box, Box]^Dim with the seed.

@@ -137,6 +137,13 @@ func resolve(name string, cfg Config) (Config, error) {
 			return cfg, err
 		}
 	}
+	if step := cfg.Sigma0 * maxAbs(cfg.A0); step > sigmaMax {
+		if cfg.A0 == nil {
+			return cfg, fmt.Errorf("es: Config.Sigma0 = %v: must be at most %v (larger steps overflow the objective's arithmetic)", cfg.Sigma0, sigmaMax)
+		}
+		return cfg, fmt.Errorf("es: Config.Sigma0 = %v times the largest entry of Config.A0 is %v: must be at most %v (larger steps overflow the objective's arithmetic)",
+			cfg.Sigma0, step, sigmaMax)
+	}
 	if cfg.Pairs < 0 || cfg.Pairs > maxPopulation {
 		return cfg, fmt.Errorf("es: Config.Pairs = %d: must be in [0, %d]", cfg.Pairs, maxPopulation)
 	}
@@ -237,6 +244,22 @@ func resolve(name string, cfg Config) (Config, error) {
 		}
 	}
 	return cfg, nil
+}
+
+// maxAbs returns the largest absolute entry of a, or 1 for a nil a (the
+// identity).
+func maxAbs(a *linalg.Dense) float64 {
+	if a == nil {
+		return 1
+	}
+	m := 0.0
+	r, _ := a.Dims()
+	for i := range r {
+		for _, v := range a.RawRow(i) {
+			m = max(m, math.Abs(v))
+		}
+	}
+	return m
 }
 
 // checkA0 reports whether a0 can be an initial transformation in dimension d.

@@ -102,6 +102,8 @@ func TestNewErrors(t *testing.T) {
 		{"cma11", Config{Dim: 2, A0: singular}, "Config.A0 is singular"},
 		{"hees", Config{Dim: 2, A0: linalg.NewDense(2, 2, []float64{1, 0, 0, inf})}, "Config.A0[1][1] = +Inf"},
 		{"es11", Config{Dim: 2, A0: linalg.NewIdentity(2)}, "Config.A0"},
+		{"es11", Config{Dim: 3, Sigma0: 1e300}, "Config.Sigma0 = 1e+300: must be at most 1e+150"},
+		{"cmaes", Config{Dim: 2, Sigma0: 1e100, A0: linalg.NewDense(2, 2, []float64{1, 0, -1e60, 1})}, "Config.Sigma0 = 1e+100 times the largest entry of Config.A0 is 1e+160"},
 		{"es11", Config{Dim: 1 << 20}, "Config.Dim = 1048576: es11 would need about 4.92e+04 GiB of memory"},
 		{"cmaes", Config{Dim: 14000}, "more than MaxMemory = 8 GiB"},
 		{"hees", Config{Dim: 1000, Pairs: 1 << 20}, "Config.Pairs: 2097153 candidates of 1000 coordinates per generation exceed the bound of 4194304"},
