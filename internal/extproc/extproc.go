@@ -341,7 +341,9 @@ func (p *Pool) Eval(x []float64) (float64, error) {
 // Unix whatever else is left in their process groups), and returns once
 // every process has been reaped and every goroutine of the pool has ended.
 // Its error reports the processes that had to be killed or that exited with
-// a failure status, except those an earlier error already reported. Eval
+// a failure status, except those an earlier error already reported, and
+// output that no point asked for (wrapping ErrProtocol) that no Eval
+// reported: then answers may have gone to the wrong points. Eval
 // calls still in progress are interrupted and fail with an *EvalError
 // wrapping ErrClosed; later ones return ErrClosed. Calling Close again
 // returns the same result.
@@ -407,7 +409,7 @@ func (p *Pool) shutdown() error {
 		pr.abort(ErrClosed) // kills what is left of the process group, closes the pipes
 		tail := pr.stderrTail()
 		pr.stderr.Close()
-		if cause := pr.abortCause(); healthy[i] && errors.Is(cause, ErrProtocol) {
+		if cause := pr.abortCause(); errors.Is(cause, ErrProtocol) && !pr.causeReported() {
 			errs = append(errs, fmt.Errorf("extproc: process %d (pid %d): %w; earlier answers may have gone to the wrong points",
 				pr.index, pr.cmd.Process.Pid, cause))
 		} else if healthy[i] && pr.waitErr != nil {
@@ -459,6 +461,9 @@ type process struct {
 	cause   error         // why the process was killed; nil while it is usable
 	aborted chan struct{} // closed when cause is set
 	asked   bool          // a point was written and its answer is not yet read
+	// reported: report has returned cause to an Eval, so Close need not
+	// report it.
+	reported bool
 }
 
 // startProcess starts one instance of the command with fresh pipes and the
@@ -733,6 +738,9 @@ func (pr *process) fail(x []float64, cause error) *EvalError {
 // report returns the error for the evaluation of x in the aborted process:
 // the reason it was aborted and the end of its standard error.
 func (pr *process) report(x []float64) *EvalError {
+	pr.mu.Lock()
+	pr.reported = true
+	pr.mu.Unlock()
 	return &EvalError{
 		Point:   append([]float64(nil), x...),
 		Process: pr.index,
@@ -759,6 +767,14 @@ func (pr *process) abort(cause error) {
 		pr.stdin.Close()
 		pr.stdout.Close()
 	}
+}
+
+// causeReported reports whether an Eval has returned the reason the
+// process was aborted.
+func (pr *process) causeReported() bool {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	return pr.reported
 }
 
 // abortCause returns the reason the process was aborted, or nil.

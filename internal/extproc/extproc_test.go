@@ -484,6 +484,20 @@ func TestExtraLinesAreProtocolErrors(t *testing.T) {
 			t.Fatalf("got %v, want a protocol error", err)
 		}
 	})
+	t.Run("while idle", func(t *testing.T) {
+		// The extra line comes while no evaluation runs, and none follows:
+		// Close reports it.
+		p := startHelper(t, context.Background(), 1, Options{}, "late-extra")
+		if _, err := p.Eval([]float64{1}); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(200 * time.Millisecond)
+		err := p.Close()
+		if !errors.Is(err, ErrProtocol) || !strings.Contains(err.Error(), `"late extra" before its point was sent`) ||
+			!strings.Contains(err.Error(), "wrong points") {
+			t.Errorf("Close: got %v, want the protocol error", err)
+		}
+	})
 	t.Run("at close", func(t *testing.T) {
 		p := startHelper(t, context.Background(), 2, Options{}, "extra-at-eof")
 		if _, err := p.Eval([]float64{1}); err != nil {

@@ -73,6 +73,7 @@ func parsePoint(line string) ([]float64, error) {
 //	two-lines      answers sphere(x), then sphere(x)+1000 in a second write
 //	two-at-once    answers sphere(x) and sphere(x)+1000 in one write
 //	extra-at-eof   like sphere, but prints "late" at end of input
+//	late-extra     like sphere, but prints "late extra" 20 ms after each answer
 //	slow           like sphere, but waits 300 ms before each answer
 //	pool-parent    starts a pool of one "noread" helper, prints its pid on
 //	               stdout and waits
@@ -131,6 +132,10 @@ func runHelper(args []string) error {
 		case "slow":
 			time.Sleep(300 * time.Millisecond)
 			fmt.Println(strconv.FormatFloat(sphere(x), 'g', -1, 64))
+		case "late-extra":
+			fmt.Println(strconv.FormatFloat(sphere(x), 'g', -1, 64))
+			time.Sleep(20 * time.Millisecond)
+			fmt.Println("late extra")
 		case "two-lines":
 			fmt.Println(strconv.FormatFloat(sphere(x), 'g', -1, 64))
 			fmt.Println(strconv.FormatFloat(sphere(x)+1000, 'g', -1, 64))
