@@ -40,22 +40,26 @@ func candidates(name string, cfg Config) int {
 	return 1
 }
 
-// checkMemory reports a resolved Config of strategy name whose generation
-// holds more than maxSamples numbers, or whose memory estimate exceeds
-// MaxMemory.
+// checkMemory reports a resolved Config of strategy name whose d×d
+// matrices alone, or whose whole memory estimate, exceed MaxMemory, or
+// whose generation holds more than maxSamples numbers.
 func checkMemory(name string, cfg Config) error {
 	d, lambda := cfg.Dim, candidates(name, cfg)
+	if est := memoryEstimate(d, 0); est > MaxMemory {
+		return fmt.Errorf("es: Config.Dim = %d: %s would need about %.3g GiB of memory for its d×d matrices (8 × 6 d² bytes), more than MaxMemory = %d GiB",
+			d, name, est/(1<<30), MaxMemory>>30)
+	}
+	field := "Lambda"
+	if name == nameHEES {
+		field = "Pairs"
+	}
 	if float64(lambda)*float64(d) > maxSamples {
-		field := "Lambda"
-		if name == nameHEES {
-			field = "Pairs"
-		}
 		return fmt.Errorf("es: Config.%s: %d candidates of %d coordinates per generation exceed the bound of %d numbers",
 			field, lambda, d, maxSamples)
 	}
 	if est := memoryEstimate(d, lambda); est > MaxMemory {
-		return fmt.Errorf("es: Config.Dim = %d: %s would need about %.3g GiB of memory (8 (6 d² + 4 lambda d) bytes), more than MaxMemory = %d GiB",
-			d, name, est/(1<<30), MaxMemory>>30)
+		return fmt.Errorf("es: Config.Dim = %d with %d candidates per generation (Config.%s): %s would need about %.3g GiB of memory (8 (6 d² + 4 lambda d) bytes), more than MaxMemory = %d GiB",
+			d, lambda, field, name, est/(1<<30), MaxMemory>>30)
 	}
 	return nil
 }

@@ -104,8 +104,10 @@ func TestNewErrors(t *testing.T) {
 		{"es11", Config{Dim: 2, A0: linalg.NewIdentity(2)}, "Config.A0"},
 		{"es11", Config{Dim: 3, Sigma0: 1e300}, "Config.Sigma0 = 1e+300: must be at most 1e+150"},
 		{"cmaes", Config{Dim: 2, Sigma0: 1e100, A0: linalg.NewDense(2, 2, []float64{1, 0, -1e60, 1})}, "Config.Sigma0 = 1e+100 times the largest entry of Config.A0 is 1e+160"},
-		{"es11", Config{Dim: 1 << 20}, "Config.Dim = 1048576: es11 would need about 4.92e+04 GiB of memory"},
+		{"es11", Config{Dim: 1 << 20}, "Config.Dim = 1048576: es11 would need about 4.92e+04 GiB of memory for its d×d matrices"},
 		{"cmaes", Config{Dim: 14000}, "more than MaxMemory = 8 GiB"},
+		{"hees", Config{Dim: 1 << 20}, "Config.Dim = 1048576: hees would need"},
+		{"cmaes", Config{Dim: 13370, Lambda: 40}, "Config.Dim = 13370 with 40 candidates per generation (Config.Lambda): cmaes would need about 8.01 GiB"},
 		{"hees", Config{Dim: 1000, Pairs: 1 << 20}, "Config.Pairs: 2097153 candidates of 1000 coordinates per generation exceed the bound of 4194304"},
 		{"cmaes", Config{Dim: 100, Lambda: 100000}, "Config.Lambda: 100000 candidates of 100 coordinates"},
 	} {
