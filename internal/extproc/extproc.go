@@ -1,6 +1,6 @@
 // Package extproc evaluates an objective function in external programs, so
-// that hees can optimise a simulator it cannot link against (issue 6, item
-// 2: `hees run -cmd "./sim --fast" -d 7`).
+// that hees can optimise a simulator it cannot link against (`hees run -cmd
+// "./sim --fast" -d 7`).
 //
 // # Protocol
 //
