@@ -42,9 +42,10 @@
 // On Unix each process runs in its own process group, and killing it kills
 // the group, so helpers a program started ("sh -c", Python workers) do not
 // outlive it. A helper that leaves the group (setsid, or a daemon that
-// detaches) is out of reach and may outlive the pool. On Linux each process
-// also gets SIGKILL when the program that started the pool dies, even by
-// SIGKILL (its parent-death signal; helpers in its group are not covered).
+// detaches) is out of reach and may outlive the pool. On Linux and FreeBSD
+// each process also gets SIGKILL when the program that started the pool
+// dies, even by SIGKILL (its parent-death signal; helpers in its group are
+// not covered).
 // Linux sends that signal when the operating-system thread that started the
 // process ends; Go ends a thread only when a goroutine locked to it with
 // runtime.LockOSThread returns without unlocking, which a program using
