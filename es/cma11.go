@@ -77,7 +77,7 @@ func (c *cma11) PopulationSize() int { return 1 }
 // Ask writes the initial mean in generation 0 and the offspring
 // m + sigma A z afterwards.
 func (c *cma11) Ask(pop *linalg.Dense) error {
-	if err := c.checkAsk(); err != nil {
+	if err := c.checkAsk(pop); err != nil {
 		return err
 	}
 	resize(pop, 1, c.cfg.Dim)

@@ -304,7 +304,7 @@ func (c *cmaes) PopulationSize() int { return c.p.lambda }
 
 // Ask writes the lambda candidates of the current generation into pop.
 func (c *cmaes) Ask(pop *linalg.Dense) error {
-	if err := c.checkAsk(); err != nil {
+	if err := c.checkAsk(pop); err != nil {
 		return err
 	}
 	if !c.pending {

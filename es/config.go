@@ -25,7 +25,9 @@ type Config struct {
 	// (Seed, purpose, generation, index).
 	Seed uint64
 	// Sigma0 is the initial step size; 0 means 2 (the reference code's
-	// default, ALGORITHMS.md Section 4).
+	// default, ALGORITHMS.md Section 4). Sigma0 times the largest entry of
+	// A0 (1 without A0) must be at most 1e150: beyond it the candidates'
+	// squares overflow, and a run would only see +Inf.
 	Sigma0 float64
 	// X0 is the initial mean. Nil means a point drawn uniformly from
 	// [-Box, Box]^Dim with the seed.
@@ -136,6 +138,13 @@ func resolve(name string, cfg Config) (Config, error) {
 			return cfg, err
 		}
 	}
+	if step := cfg.Sigma0 * maxAbs(cfg.A0); step > sigmaMax {
+		if cfg.A0 == nil {
+			return cfg, fmt.Errorf("es: Config.Sigma0 = %v: must be at most %v (larger steps overflow the objective's arithmetic)", cfg.Sigma0, sigmaMax)
+		}
+		return cfg, fmt.Errorf("es: Config.Sigma0 = %v times the largest entry of Config.A0 is %v: must be at most %v (larger steps overflow the objective's arithmetic)",
+			cfg.Sigma0, step, sigmaMax)
+	}
 	if cfg.Pairs < 0 || cfg.Pairs > maxPopulation {
 		return cfg, fmt.Errorf("es: Config.Pairs = %d: must be in [0, %d]", cfg.Pairs, maxPopulation)
 	}
@@ -160,6 +169,9 @@ func resolve(name string, cfg Config) (Config, error) {
 		}
 	} else if cfg.Lambda != 0 {
 		return cfg, fmt.Errorf("es: Config.Lambda = %d: only cmaes has a population size lambda (leave Lambda 0)", cfg.Lambda)
+	}
+	if err := checkMemory(name, cfg); err != nil {
+		return cfg, err
 	}
 
 	if !heesFamily {
@@ -239,6 +251,22 @@ func resolve(name string, cfg Config) (Config, error) {
 		}
 	}
 	return cfg, nil
+}
+
+// maxAbs returns the largest absolute entry of a, or 1 for a nil a (the
+// identity).
+func maxAbs(a *linalg.Dense) float64 {
+	if a == nil {
+		return 1
+	}
+	m := 0.0
+	r, _ := a.Dims()
+	for i := range r {
+		for _, v := range a.RawRow(i) {
+			m = max(m, math.Abs(v))
+		}
+	}
+	return m
 }
 
 // checkA0 reports whether a0 can be an initial transformation in dimension d.

@@ -146,8 +146,11 @@ func (c *core) setBest(x []float64, f float64) {
 	c.hasBest = true
 }
 
-// checkAsk returns an error when the strategy cannot be asked.
-func (c *core) checkAsk() error {
+// checkAsk returns an error when the strategy cannot be asked or pop is nil.
+func (c *core) checkAsk(pop *linalg.Dense) error {
+	if pop == nil {
+		return fmt.Errorf("es: %s: Ask needs a matrix to write the candidates into, got nil", c.name)
+	}
 	if c.stop != "" {
 		return fmt.Errorf("es: %s: Ask after the strategy stopped (%s)", c.name, c.stop)
 	}
@@ -278,6 +281,8 @@ func (c *core) unmarshalCore(r *stateReader) {
 		r.fail("best point has length %d, want %d", len(c.bestX), d)
 	case !c.hasBest && c.bestF != math.Inf(1):
 		r.fail("best value %v without a best point", c.bestF)
+	case c.hasBest && (math.IsNaN(c.bestF) || math.IsInf(c.bestF, 1)):
+		r.fail("best point with the value %v, which is never a best value", c.bestF)
 	case !(c.sigma > 0):
 		r.fail("sigma = %v", c.sigma)
 	case c.evals < 0 || c.gen < 0 || c.nonFinite < 0 || c.flatGens < 0 || c.checks.count < 0:

@@ -31,7 +31,7 @@ func (e *es11) PopulationSize() int { return 1 }
 // Ask writes the initial mean in generation 0 and the offspring
 // m + sigma z afterwards.
 func (e *es11) Ask(pop *linalg.Dense) error {
-	if err := e.checkAsk(); err != nil {
+	if err := e.checkAsk(pop); err != nil {
 		return err
 	}
 	resize(pop, 1, e.cfg.Dim)

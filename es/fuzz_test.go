@@ -15,7 +15,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
-	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -56,13 +55,51 @@ func fuzzWithChecksum(data []byte) []byte {
 
 // fuzzAllocLimit bounds what Load may allocate for an input of n bytes: a
 // few times the input, a fixed 4 MiB (the CMA-ES's stagnation records),
-// and 64 words per coordinate of each candidate of the largest population
-// a state may describe, maxPopulation, in the largest dimension whose
-// d×d matrix A fits in n bytes. A size field that Load trusted without
-// comparing it with the input (a dimension of 1e9) goes far beyond.
+// and 8 words per number of the largest generation a state may describe,
+// maxSamples (the candidates and their normal vectors, which a state does
+// not hold): 260 MiB for a small input. A size field that Load trusted
+// without comparing it with the input or a bound (a dimension of 1e9, a
+// million candidates of 1000 coordinates) goes far beyond.
 func fuzzAllocLimit(n int) uint64 {
-	d := int(math.Sqrt(float64(n / 8)))
-	return 4<<20 + 64*uint64(n) + 64*8*maxPopulation*uint64(max(d, 1))
+	return 4<<20 + 64*uint64(n) + 8*8*maxSamples
+}
+
+// TestLoadAtPopulationBound: a state with the largest generation New
+// allows loads within fuzzAllocLimit.
+func TestLoadAtPopulationBound(t *testing.T) {
+	if testing.Short() {
+		t.Skip("allocates a few hundred MiB")
+	}
+	for _, c := range []struct {
+		name string
+		cfg  Config
+	}{
+		{"hees", Config{Dim: 2, Pairs: maxSamples/4 - 1}},
+		{"cmaes", Config{Dim: 4, Lambda: maxPopulation}},
+	} {
+		s, err := New(c.name, c.cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := s.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		s = nil
+		runtime.GC()
+		var mem runtime.MemStats
+		runtime.ReadMemStats(&mem)
+		before := mem.TotalAlloc
+		if _, err := Load(data); err != nil {
+			t.Fatal(err)
+		}
+		runtime.ReadMemStats(&mem)
+		got, limit := mem.TotalAlloc-before, fuzzAllocLimit(len(data))
+		t.Logf("%s: Load of %d bytes allocated %d bytes (limit %d)", c.name, len(data), got, limit)
+		if got > limit {
+			t.Errorf("%s: Load of %d bytes allocated %d bytes, more than %d", c.name, len(data), got, limit)
+		}
+	}
 }
 
 // fuzzCheckLoad loads data and checks what FuzzLoad promises.

@@ -77,7 +77,7 @@ func (h *hees) PopulationSize() int { return 2*h.pairs + 1 }
 // Ask writes the current mean (row 0) and the mirrored pairs (rows 2k+1 =
 // x_k^+, 2k+2 = x_k^-) of the current generation into pop.
 func (h *hees) Ask(pop *linalg.Dense) error {
-	if err := h.checkAsk(); err != nil {
+	if err := h.checkAsk(pop); err != nil {
 		return err
 	}
 	if !h.pending {

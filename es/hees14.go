@@ -32,7 +32,7 @@ func (h *hees14) PopulationSize() int { return 4 }
 // Ask writes the initial mean in generation 0 and x_1^+, x_1^-, x_2^+,
 // x_2^- afterwards.
 func (h *hees14) Ask(pop *linalg.Dense) error {
-	if err := h.checkAsk(); err != nil {
+	if err := h.checkAsk(pop); err != nil {
 		return err
 	}
 	if h.gen == 0 {

@@ -46,7 +46,8 @@ const purposeRestart rng.Purpose = 0x1905
 // run's reason.
 //
 // Build an IPOP with NewIPOP; the zero IPOP is only a destination for
-// UnmarshalBinary.
+// UnmarshalBinary. Until it is set up its methods return zero values, Ask,
+// Tell and MarshalBinary return an error, and so does Minimize.
 type IPOP struct {
 	name        string // the inner strategy's name
 	cfg         Config // the Config of the first run
@@ -116,7 +117,7 @@ func restartSeed(seed uint64, r int) uint64 {
 
 // runConfig returns the Config of run r (r = 0 is the first run), and
 // whether that run is allowed (its population stays within
-// maxPopulation).
+// maxPopulation, maxSamples and MaxMemory).
 func (w *IPOP) runConfig(r int) (Config, bool) {
 	if r == 0 {
 		return w.cfg, true
@@ -135,6 +136,9 @@ func (w *IPOP) runConfig(r int) (Config, bool) {
 		} else {
 			c.Lambda = w.population0 << r
 		}
+		if checkMemory(w.name, c) != nil {
+			return c, false
+		}
 	}
 	return c, true
 }
@@ -146,11 +150,16 @@ func (w *IPOP) Name() string { return IPOPName(w.name) }
 // followed by name, such as "ipop-hees".
 func IPOPName(name string) string { return "ipop-" + name }
 
-// Dim is the dimension of the search space.
-func (w *IPOP) Dim() int { return w.inner.Dim() }
+// Dim is the dimension of the search space (0 for a zero IPOP).
+func (w *IPOP) Dim() int { return w.cfg.Dim }
 
-// PopulationSize is the current run's PopulationSize.
-func (w *IPOP) PopulationSize() int { return w.inner.PopulationSize() }
+// PopulationSize is the current run's PopulationSize (0 for a zero IPOP).
+func (w *IPOP) PopulationSize() int {
+	if w.inner == nil {
+		return 0
+	}
+	return w.inner.PopulationSize()
+}
 
 // Restarts is the number of restarts so far.
 func (w *IPOP) Restarts() int { return w.restarts }
@@ -159,9 +168,19 @@ func (w *IPOP) Restarts() int { return w.restarts }
 // neither NewIPOP nor UnmarshalBinary set up.
 var errZeroIPOP = errors.New("es: IPOP not set up (use NewIPOP or UnmarshalBinary)")
 
+// isUnsetIPOP reports whether s is an *IPOP that is not set up.
+func isUnsetIPOP(s Strategy) bool {
+	w, ok := s.(*IPOP)
+	return ok && w.unset()
+}
+
+// unset reports whether w is nil or was set up by neither NewIPOP nor
+// UnmarshalBinary.
+func (w *IPOP) unset() bool { return w == nil || w.inner == nil }
+
 // Ask writes the current run's candidates.
 func (w *IPOP) Ask(pop *linalg.Dense) error {
-	if w.inner == nil {
+	if w.unset() {
 		return errZeroIPOP
 	}
 	return w.inner.Ask(pop)
@@ -170,7 +189,7 @@ func (w *IPOP) Ask(pop *linalg.Dense) error {
 // Tell tells the current run the values and starts the next run when the
 // current one has stopped and a restart is left.
 func (w *IPOP) Tell(f []float64) error {
-	if w.inner == nil {
+	if w.unset() {
 		return errZeroIPOP
 	}
 	if err := w.inner.Tell(f); err != nil {
@@ -203,18 +222,37 @@ func (w *IPOP) Tell(f []float64) error {
 	return nil
 }
 
-// Mean copies the current run's mean into dst.
-func (w *IPOP) Mean(dst []float64) []float64 { return w.inner.Mean(dst) }
+// Mean copies the current run's mean into dst (dst[:0] for a zero IPOP).
+func (w *IPOP) Mean(dst []float64) []float64 {
+	if w.inner == nil {
+		return dst[:0]
+	}
+	return w.inner.Mean(dst)
+}
 
-// Sigma is the current run's step size.
-func (w *IPOP) Sigma() float64 { return w.inner.Sigma() }
+// Sigma is the current run's step size (0 for a zero IPOP).
+func (w *IPOP) Sigma() float64 {
+	if w.inner == nil {
+		return 0
+	}
+	return w.inner.Sigma()
+}
 
-// Transform is the current run's transformation A.
-func (w *IPOP) Transform() *linalg.Dense { return w.inner.Transform() }
+// Transform is the current run's transformation A (an empty matrix for a
+// zero IPOP).
+func (w *IPOP) Transform() *linalg.Dense {
+	if w.inner == nil {
+		return new(linalg.Dense)
+	}
+	return w.inner.Transform()
+}
 
 // Best returns the best point and value over all runs (the earliest run
-// wins a tie).
+// wins a tie); nil and +Inf for a zero IPOP.
 func (w *IPOP) Best() ([]float64, float64) {
+	if w.inner == nil {
+		return nil, math.Inf(1)
+	}
 	x, f := w.inner.Best()
 	if w.pastBestF <= f {
 		return append([]float64(nil), w.pastBestX...), w.pastBestF
@@ -223,14 +261,30 @@ func (w *IPOP) Best() ([]float64, float64) {
 }
 
 // Evals is the number of values told over all runs.
-func (w *IPOP) Evals() int { return w.pastEvals + w.inner.Evals() }
+func (w *IPOP) Evals() int {
+	if w.inner == nil {
+		return w.pastEvals
+	}
+	return w.pastEvals + w.inner.Evals()
+}
 
 // Generation is the number of generations over all runs.
-func (w *IPOP) Generation() int { return w.pastGens + w.inner.Generation() }
+func (w *IPOP) Generation() int {
+	if w.inner == nil {
+		return w.pastGens
+	}
+	return w.pastGens + w.inner.Generation()
+}
 
 // Stop reports the last run's reason once no restart is left (MaxRestarts
-// used up, the population at its bound, or -Inf told), and "" before.
-func (w *IPOP) Stop() Reason { return w.inner.Stop() }
+// used up, the population at its bound, or -Inf told), and "" before (and
+// for a zero IPOP).
+func (w *IPOP) Stop() Reason {
+	if w.inner == nil {
+		return ""
+	}
+	return w.inner.Stop()
+}
 
 // ipopStateName names the IPOP state in its header, "hees-es/ipop/v1"; the
 // format and checksum are those of the strategies' states (es/state.go).
@@ -240,7 +294,7 @@ const ipopStateName = "ipop"
 // counts and best point of the finished runs, and the current run's own
 // state (its MarshalBinary bytes) embedded.
 func (w *IPOP) MarshalBinary() ([]byte, error) {
-	if w.inner == nil {
+	if w.unset() {
 		return nil, errZeroIPOP
 	}
 	inner, err := w.inner.MarshalBinary()
@@ -324,6 +378,14 @@ func (w *IPOP) UnmarshalBinary(data []byte) error {
 	}
 	if !hasBest {
 		v.pastBestX = nil
+	}
+	switch {
+	case !hasBest && v.pastBestF != math.Inf(1):
+		return fmt.Errorf("es: saved ipop state corrupt: best value %v of the finished runs without a best point", v.pastBestF)
+	case hasBest && (math.IsNaN(v.pastBestF) || math.IsInf(v.pastBestF, 1)):
+		return fmt.Errorf("es: saved ipop state corrupt: best point of the finished runs with the value %v", v.pastBestF)
+	case hasBest && len(v.pastBestX) != v.cfg.Dim:
+		return fmt.Errorf("es: saved ipop state corrupt: best point of length %d, want Dim = %d", len(v.pastBestX), v.cfg.Dim)
 	}
 	if v.maxRestarts < 0 || v.restarts < 0 || v.pastEvals < 0 || v.pastGens < 0 {
 		return errors.New("es: saved ipop state corrupt: negative count")

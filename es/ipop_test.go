@@ -3,6 +3,7 @@ package es
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/crc32"
 	"math"
@@ -252,6 +253,71 @@ func TestZeroIPOP(t *testing.T) {
 	if _, err := w.MarshalBinary(); err != errZeroIPOP {
 		t.Errorf("MarshalBinary: %v", err)
 	}
+	// The other methods answer without a panic.
+	if x, f := w.Best(); w.Name() != "ipop-" || w.Dim() != 0 || w.PopulationSize() != 0 || w.Sigma() != 0 ||
+		w.Evals() != 0 || w.Generation() != 0 || w.Stop() != "" || len(w.Mean(nil)) != 0 ||
+		x != nil || f != math.Inf(1) {
+		t.Error("a zero IPOP reports a state")
+	}
+	if r, c := w.Transform().Dims(); r != 0 || c != 0 {
+		t.Errorf("Transform of a zero IPOP is %d×%d", r, c)
+	}
+	for _, s := range []Strategy{&w, (*IPOP)(nil)} {
+		_, err := Minimize(context.Background(), Func(sphere), s, Options{MaxEvals: 10})
+		if !errors.Is(err, errZeroIPOP) {
+			t.Errorf("Minimize with %#v: got %v, want the error of a zero IPOP", s, err)
+		}
+	}
+}
+
+// TestIPOPUnmarshalRejectsForgedBest: a state whose best value of the
+// finished runs does not go with its best point is corrupt.
+func TestIPOPUnmarshalRejectsForgedBest(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		x    []float64
+		f    float64
+		want string
+	}{
+		{"-Inf without a point", nil, math.Inf(-1), "best value -Inf of the finished runs without a best point"},
+		{"finite without a point", nil, 1, "without a best point"},
+		{"NaN with a point", []float64{1, 2, 3}, math.NaN(), "with the value NaN"},
+		{"+Inf with a point", []float64{1, 2, 3}, math.Inf(1), "with the value +Inf"},
+		{"short point", []float64{1}, 1, "best point of length 1, want Dim = 3"},
+	} {
+		w, err := NewIPOP("hees", Config{Dim: 3, Seed: 1}, IPOPConfig{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.pastBestX, w.pastBestF = c.x, c.f
+		state, err := w.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Load(state); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: Load: %v, want an error saying %q", c.name, err, c.want)
+		}
+	}
+	// The same hole in a strategy's own state.
+	h := newStrategy("hees")
+	h.setup(mustResolve(t, "hees", Config{Dim: 3}))
+	h.(*hees).hasBest, h.(*hees).bestF = true, math.NaN()
+	state, err := h.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(state); err == nil || !strings.Contains(err.Error(), "best point with the value NaN") {
+		t.Errorf("hees state with a NaN best value: Load: %v", err)
+	}
+}
+
+func mustResolve(t *testing.T, name string, cfg Config) Config {
+	t.Helper()
+	rc, err := resolve(name, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rc
 }
 
 // TestIPOPConfigRoundTrip sets every field of Config to a value other than

@@ -64,6 +64,11 @@ func (f FuncContext) Eval(x []float64) float64 {
 	return v
 }
 
+// MaxWorkers bounds Options.Workers: each worker is a goroutine with its
+// own stack, and more workers than this would rarely find a candidate to
+// evaluate.
+const MaxWorkers = 4096
+
 // Options control a Minimize run. The zero value means one worker and no
 // limit other than the strategy's own stopping criteria.
 type Options struct {
@@ -72,7 +77,8 @@ type Options struct {
 	// the calling goroutine alone. The results do not depend on Workers:
 	// each value goes back to the strategy by its row index. Handing a
 	// generation to the other goroutines costs a few microseconds, so more
-	// workers pay only for objectives slower than that.
+	// workers pay only for objectives slower than that. At most
+	// MaxWorkers.
 	Workers int
 	// MaxEvals is the evaluation budget, counted against the strategy's
 	// Evals (so a restored strategy brings its past evaluations, and an
@@ -331,8 +337,10 @@ func checkOptions(p Problem, s Strategy, opt Options) error {
 		return errors.New("es: Minimize: nil Problem")
 	case s == nil:
 		return errors.New("es: Minimize: nil Strategy")
-	case opt.Workers < 0:
-		return fmt.Errorf("es: Minimize: Options.Workers = %d is negative", opt.Workers)
+	case isUnsetIPOP(s):
+		return fmt.Errorf("es: Minimize: %w", errZeroIPOP)
+	case opt.Workers < 0 || opt.Workers > MaxWorkers:
+		return fmt.Errorf("es: Minimize: Options.Workers = %d: must be in [0, %d]", opt.Workers, MaxWorkers)
 	case opt.MaxTime < 0:
 		return fmt.Errorf("es: Minimize: Options.MaxTime = %v is negative", opt.MaxTime)
 	}

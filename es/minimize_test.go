@@ -435,7 +435,8 @@ func TestMinimizeBadOptions(t *testing.T) {
 	}{
 		{nil, s, Options{}, "nil Problem"},
 		{Func(sphere), nil, Options{}, "nil Strategy"},
-		{Func(sphere), s, Options{Workers: -1}, "Workers = -1"},
+		{Func(sphere), s, Options{Workers: -1}, "Workers = -1: must be in [0, 4096]"},
+		{Func(sphere), s, Options{Workers: MaxWorkers + 1}, "Workers = 4097: must be in [0, 4096]"},
 		{Func(sphere), s, Options{MaxEvals: -5}, "MaxEvals = -5"},
 		{Func(sphere), s, Options{MaxTime: -time.Second}, "MaxTime = -1s"},
 		{Func(sphere), s, Options{Target: ptr(math.NaN())}, "Target is NaN"},

@@ -11,8 +11,11 @@ import (
 const (
 	// sigmaMin: below it sigma is treated as vanished.
 	sigmaMin = 1e-300
-	// sigmaMax: above it sigma is treated as diverged.
-	sigmaMax = 1e300
+	// sigmaMax: above it sigma is treated as diverged. Candidates of that
+	// scale have squares beyond the float64 range (about 1.8e308), so most
+	// objectives would only return +Inf; New refuses a Sigma0 (times the
+	// largest entry of A0) above it.
+	sigmaMax = 1e150
 	// sigmaGrowthMax is pycma's tolupsigma: sigma/sigma0 above it stops.
 	sigmaGrowthMax = 1e20
 	// condMax is pycma's tolconditioncov: cond(C) above it stops.

@@ -102,6 +102,14 @@ func TestNewErrors(t *testing.T) {
 		{"cma11", Config{Dim: 2, A0: singular}, "Config.A0 is singular"},
 		{"hees", Config{Dim: 2, A0: linalg.NewDense(2, 2, []float64{1, 0, 0, inf})}, "Config.A0[1][1] = +Inf"},
 		{"es11", Config{Dim: 2, A0: linalg.NewIdentity(2)}, "Config.A0"},
+		{"es11", Config{Dim: 3, Sigma0: 1e300}, "Config.Sigma0 = 1e+300: must be at most 1e+150"},
+		{"cmaes", Config{Dim: 2, Sigma0: 1e100, A0: linalg.NewDense(2, 2, []float64{1, 0, -1e60, 1})}, "Config.Sigma0 = 1e+100 times the largest entry of Config.A0 is 1e+160"},
+		{"es11", Config{Dim: 1 << 20}, "Config.Dim = 1048576: es11 would need about 4.92e+04 GiB of memory for its d×d matrices"},
+		{"cmaes", Config{Dim: 14000}, "more than MaxMemory = 8 GiB"},
+		{"hees", Config{Dim: 1 << 20}, "Config.Dim = 1048576: hees would need"},
+		{"cmaes", Config{Dim: 13370, Lambda: 40}, "Config.Dim = 13370 with 40 candidates per generation (Config.Lambda): cmaes would need about 8.01 GiB"},
+		{"hees", Config{Dim: 1000, Pairs: 1 << 20}, "Config.Pairs: 2097153 candidates of 1000 coordinates per generation exceed the bound of 4194304"},
+		{"cmaes", Config{Dim: 100, Lambda: 100000}, "Config.Lambda: 100000 candidates of 100 coordinates"},
 	} {
 		s, err := New(c.strategy, c.cfg)
 		if err == nil || !strings.Contains(err.Error(), c.want) || s != nil {
@@ -121,6 +129,23 @@ func TestNames(t *testing.T) {
 
 // TestTellErrors checks Tell before Ask and Tell with the wrong count: an
 // error, and the state is unchanged.
+// TestAskNil: Ask with a nil matrix is an error, not a panic, for every
+// strategy and IPOP.
+func TestAskNil(t *testing.T) {
+	for _, name := range Names() {
+		s := stNew(t, name, Config{Dim: 3, Seed: 5})
+		w, err := NewIPOP(name, Config{Dim: 3, Seed: 5}, IPOPConfig{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range []Strategy{s, w} {
+			if err := s.Ask(nil); err == nil || !strings.Contains(err.Error(), "got nil") {
+				t.Errorf("%s: Ask(nil) = %v, want an error", s.Name(), err)
+			}
+		}
+	}
+}
+
 func TestTellErrors(t *testing.T) {
 	for _, name := range Names() {
 		s := stNew(t, name, Config{Dim: 3, Seed: 5})

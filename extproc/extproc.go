@@ -12,18 +12,28 @@
 // objective value, a number as strconv.ParseFloat reads it (surrounding
 // blanks and a "\r" are ignored). "nan", "inf" and "-inf" are values, not
 // errors: the strategy ranks them by its own rules. A number too large for
-// a float64 reads as ±Inf. The program must answer each line before it
-// reads the next and flush its output after each answer: one that reads its
-// input in blocks (mawk without -W interactive) or buffers its output (C's
-// stdio, Python without flush=True) waits forever. At the end the pool
-// closes the standard inputs, and the program is expected to exit when it
-// reads end of file.
+// a float64 reads as ±Inf. The program must print exactly one line per
+// point, answer each line before it reads the next, read its input line by
+// line and flush its output after each answer: one that reads its input in
+// blocks (mawk without -W interactive) or buffers its output (C's stdio,
+// Python without flush=True) waits forever, and Options.Warn hears of a
+// wait longer than Options.WarnAfter. Output that comes before its point
+// was written (a second line for the previous point, say) is a protocol
+// error (ErrProtocol): it is not taken as an answer. The pipe carries no
+// timing, so an extra line that reaches hees only after the next point was
+// written is taken as that point's answer; but then the program has
+// printed more lines than it was given points, and the pool finds a line
+// no point asked for, at the latest when it is closed, whose error then
+// says that answers may have gone to the wrong points.
+// At the end the pool closes the standard inputs, and the program is
+// expected to exit when it reads end of file.
 //
 // # Failures
 //
-// The process crashing or exiting, an answer that is not a number (an empty
-// line included), and an evaluation that outlasts Options.EvalTimeout are
-// errors of type *EvalError, which names the point, the process and the
+// The process crashing or exiting (noticed even when a process it started
+// still holds its output open), an answer that is not a number (an empty
+// line included), a protocol error and an evaluation that outlasts
+// Options.EvalTimeout are errors of type *EvalError, which names the point, the process and the
 // last 2 KiB of the process's standard error. A failure stops the pool: the
 // failed process is killed and never restarted, and every later Eval
 // returns the same error. Canceling the context given to Start kills all
@@ -40,7 +50,15 @@
 //
 // On Unix each process runs in its own process group, and killing it kills
 // the group, so helpers a program started ("sh -c", Python workers) do not
-// outlive it.
+// outlive it. A helper that leaves the group (setsid, or a daemon that
+// detaches) is out of reach and may outlive the pool. On Linux and FreeBSD
+// each process also gets SIGKILL when the program that started the pool
+// dies, even by SIGKILL (its parent-death signal; helpers in its group are
+// not covered).
+// Linux sends that signal when the operating-system thread that started the
+// process ends; Go ends a thread only when a goroutine locked to it with
+// runtime.LockOSThread returns without unlocking, which a program using
+// extproc must not do.
 package extproc
 
 import (
@@ -54,8 +72,13 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
+
+// MaxProcs bounds the number of processes of a pool, which Start forks
+// all at once.
+const MaxProcs = 4096
 
 // DefaultCloseTimeout is how long Close waits for the processes to exit
 // after closing their input, when Options.CloseTimeout is zero.
@@ -76,7 +99,17 @@ const (
 	stderrGrace = 500 * time.Millisecond
 	// maxQuotedAnswer bounds how much of a bad answer an error quotes.
 	maxQuotedAnswer = 200
+	// answerGrace is how long an evaluation whose process has exited waits
+	// for an answer still in the pipe; a process the program started may
+	// hold the pipe open, so its end never comes.
+	answerGrace = 200 * time.Millisecond
+	// maxWarnPoint bounds how much of a point a warning quotes.
+	maxWarnPoint = 200
 )
+
+// DefaultWarnAfter is how long an evaluation waits for its answer before
+// Options.Warn hears of it, when Options.WarnAfter is zero.
+const DefaultWarnAfter = 10 * time.Second
 
 // Options adjusts a Pool. The zero value is ready to use.
 type Options struct {
@@ -91,6 +124,14 @@ type Options struct {
 	// closing their input before it kills them. Zero means
 	// DefaultCloseTimeout.
 	CloseTimeout time.Duration
+	// Warn, if not nil, is called once per pool with a one-line message
+	// when an evaluation has waited WarnAfter for its answer: what is being
+	// waited for and what to check. It must not block for long; the
+	// evaluation goes on waiting.
+	Warn func(message string)
+	// WarnAfter is the wait before Warn is called; zero means
+	// DefaultWarnAfter.
+	WarnAfter time.Duration
 }
 
 // Errors that an *EvalError wraps, to be tested with errors.Is. A canceled
@@ -103,6 +144,9 @@ var (
 	ErrBadAnswer = errors.New("answer is not a number")
 	// ErrTimeout: the evaluation outlasted Options.EvalTimeout.
 	ErrTimeout = errors.New("evaluation timed out")
+	// ErrProtocol: the process printed output no point asked for, such as
+	// two lines for one point.
+	ErrProtocol = errors.New("protocol error")
 	// ErrClosed: the pool was closed. Eval returns it, unwrapped, once
 	// Close has been called.
 	ErrClosed = errors.New("extproc: pool closed")
@@ -157,12 +201,17 @@ func appendPoint(dst []byte, x []float64) []byte {
 func parseAnswer(line string) (float64, error) {
 	v, err := strconv.ParseFloat(strings.TrimSpace(line), 64)
 	if err != nil && !errors.Is(err, strconv.ErrRange) {
-		if len(line) > maxQuotedAnswer {
-			line = line[:maxQuotedAnswer] + "..."
-		}
-		return 0, fmt.Errorf("%w: %q", ErrBadAnswer, line)
+		return 0, fmt.Errorf("%w: %s", ErrBadAnswer, quoteLine(line))
 	}
 	return v, nil
+}
+
+// quoteLine quotes the first maxQuotedAnswer bytes of a line of output.
+func quoteLine(line string) string {
+	if len(line) > maxQuotedAnswer {
+		return strconv.Quote(line[:maxQuotedAnswer]) + "..."
+	}
+	return strconv.Quote(line)
 }
 
 // Pool is a set of long-lived processes of one command that evaluate
@@ -187,6 +236,8 @@ type Pool struct {
 	goroutines sync.WaitGroup // the processes' waiters and readers
 	closeOnce  sync.Once
 	closeErr   error
+
+	warned atomic.Bool // Options.Warn was called
 }
 
 // Start starts procs processes of command and returns the pool that
@@ -206,18 +257,23 @@ func Start(ctx context.Context, command string, procs int, opts Options) (*Pool,
 		return nil, fmt.Errorf("extproc: %w", err)
 	}
 	switch {
-	case procs < 1:
-		return nil, fmt.Errorf("extproc: %d processes requested, want at least 1", procs)
+	case procs < 1 || procs > MaxProcs:
+		return nil, fmt.Errorf("extproc: %d processes requested, want 1 to %d", procs, MaxProcs)
 	case opts.EvalTimeout < 0:
 		return nil, fmt.Errorf("extproc: negative evaluation timeout %v", opts.EvalTimeout)
 	case opts.CloseTimeout < 0:
 		return nil, fmt.Errorf("extproc: negative close timeout %v", opts.CloseTimeout)
+	case opts.WarnAfter < 0:
+		return nil, fmt.Errorf("extproc: negative warning delay %v", opts.WarnAfter)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("extproc: %w", err)
 	}
 	if opts.CloseTimeout == 0 {
 		opts.CloseTimeout = DefaultCloseTimeout
+	}
+	if opts.WarnAfter == 0 {
+		opts.WarnAfter = DefaultWarnAfter
 	}
 	p := &Pool{
 		opts:    opts,
@@ -289,7 +345,7 @@ func (p *Pool) EvalContext(ctx context.Context, x []float64) (float64, error) {
 	}
 	p.out[pr] = true
 	p.mu.Unlock()
-	v, err := pr.eval(ctx, x, p.opts.EvalTimeout)
+	v, err := pr.eval(ctx, x, p)
 	if err != nil {
 		// The process is dead and stays out of the idle set.
 		p.stop(err)
@@ -307,7 +363,9 @@ func (p *Pool) EvalContext(ctx context.Context, x []float64) (float64, error) {
 // Unix whatever else is left in their process groups), and returns once
 // every process has been reaped and every goroutine of the pool has ended.
 // Its error reports the processes that had to be killed or that exited with
-// a failure status, except those an earlier error already reported. Eval
+// a failure status, except those an earlier error already reported, and
+// output that no point asked for (wrapping ErrProtocol) that no Eval
+// reported: then answers may have gone to the wrong points. Eval
 // calls still in progress are interrupted and fail with an *EvalError
 // wrapping ErrClosed; later ones return ErrClosed. Calling Close again
 // returns the same result.
@@ -337,6 +395,7 @@ func (p *Pool) shutdown() error {
 		healthy[i] = pr.abortCause() == nil
 		pr.stdin.Close() // end of file tells the program to exit
 	}
+
 	deadline := time.NewTimer(p.opts.CloseTimeout)
 	defer deadline.Stop()
 	expired := false
@@ -363,10 +422,19 @@ func (p *Pool) shutdown() error {
 		}
 	}
 	for i, pr := range p.procs {
+		if healthy[i] {
+			// Output left unread, or printed after the input was closed, is
+			// a protocol error that no evaluation has reported: an answer
+			// may have been taken for the wrong point.
+			pr.waitOutputEnd()
+		}
 		pr.abort(ErrClosed) // kills what is left of the process group, closes the pipes
 		tail := pr.stderrTail()
 		pr.stderr.Close()
-		if healthy[i] && pr.waitErr != nil {
+		if cause := pr.abortCause(); errors.Is(cause, ErrProtocol) && !pr.causeReported() {
+			errs = append(errs, fmt.Errorf("extproc: process %d (pid %d): %w; earlier answers may have gone to the wrong points",
+				pr.index, pr.cmd.Process.Pid, cause))
+		} else if healthy[i] && pr.waitErr != nil {
 			errs = append(errs, fmt.Errorf("extproc: process %d (pid %d) failed after its input was closed: %v%s",
 				pr.index, pr.cmd.Process.Pid, pr.waitErr, stderrSection(tail)))
 		}
@@ -401,8 +469,9 @@ type process struct {
 	stderr *os.File // read end of its standard error
 	line   []byte   // the point being written, reused by every evaluation
 
-	lines   chan string // answer lines; closed when the output ends
-	readErr error       // why the output ended (nil at end of file); set before lines is closed
+	lines    chan string   // answer lines; closed when the output ends
+	readErr  error         // why the output ended (nil at end of file); set before lines is closed
+	readDone chan struct{} // closed when the reader of the output has ended
 
 	tail       *tailBuffer   // the end of the standard error
 	stderrDone chan struct{} // closed when the standard error has ended
@@ -413,6 +482,10 @@ type process struct {
 	mu      sync.Mutex
 	cause   error         // why the process was killed; nil while it is usable
 	aborted chan struct{} // closed when cause is set
+	asked   bool          // a point was written and its answer is not yet read
+	// reported: report has returned cause to an Eval, so Close need not
+	// report it.
+	reported bool
 }
 
 // startProcess starts one instance of the command with fresh pipes and the
@@ -464,6 +537,7 @@ func (p *Pool) startProcess(index int, words []string) (*process, error) {
 		stdout:     outR,
 		stderr:     errR,
 		lines:      make(chan string),
+		readDone:   make(chan struct{}),
 		tail:       newTailBuffer(stderrTailSize),
 		stderrDone: make(chan struct{}),
 		exited:     make(chan struct{}),
@@ -488,29 +562,78 @@ func (p *Pool) startProcess(index int, words []string) (*process, error) {
 }
 
 // readAnswers passes the lines of the process's output to lines until the
-// output ends or the process is aborted.
+// output ends or the process is aborted. A line that no evaluation asked
+// for aborts the process with a protocol error.
 func (pr *process) readAnswers() {
+	defer close(pr.readDone)
 	defer close(pr.lines)
-	sc := bufio.NewScanner(pr.stdout)
-	sc.Buffer(make([]byte, 0, 4096), maxAnswerLine)
-	for sc.Scan() {
-		select {
-		case pr.lines <- sc.Text():
-		case <-pr.aborted:
+	r := bufio.NewReaderSize(pr.stdout, maxAnswerLine)
+	for {
+		line, err := r.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			pr.readErr = fmt.Errorf("%w: answer line longer than %d bytes", ErrBadAnswer, maxAnswerLine)
+			return
+		}
+		if len(line) > 0 {
+			answer := strings.TrimSuffix(strings.TrimSuffix(string(line), "\n"), "\r")
+			if perr := pr.take(answer, r); perr != nil {
+				pr.abort(perr)
+				return
+			}
+			select {
+			case pr.lines <- answer:
+			case <-pr.aborted:
+				return
+			}
+		}
+		if err != nil {
+			if err != io.EOF {
+				pr.readErr = err
+			}
 			return
 		}
 	}
-	if errors.Is(sc.Err(), bufio.ErrTooLong) {
-		pr.readErr = fmt.Errorf("%w: answer line longer than %d bytes", ErrBadAnswer, maxAnswerLine)
-	} else {
-		pr.readErr = sc.Err()
+}
+
+// take checks that answer, a line just read from r, is the answer of the
+// point being evaluated: such a point was written, and no more output came
+// in the same read, which was done before the answer was handed over and so
+// before the next point was written. It marks the point answered.
+func (pr *process) take(answer string, r *bufio.Reader) error {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	if !pr.asked {
+		return fmt.Errorf("%w: the program printed the line %s before its point was sent; it must print exactly one line per point",
+			ErrProtocol, quoteLine(answer))
+	}
+	if n := r.Buffered(); n > 0 {
+		more, _ := r.Peek(n)
+		return fmt.Errorf("%w: the program printed %s after its answer %s, before the next point was sent; it must print exactly one line per point",
+			ErrProtocol, quoteLine(string(more)), quoteLine(answer))
+	}
+	pr.asked = false
+	return nil
+}
+
+// waitOutputEnd waits a little for the output of an exited process to end,
+// so that the reader sees every line the process printed.
+func (pr *process) waitOutputEnd() {
+	grace := time.NewTimer(answerGrace)
+	defer grace.Stop()
+	select {
+	case <-pr.readDone:
+	case <-grace.C:
 	}
 }
 
 // eval writes x to the process and reads its answer. On failure, and when
 // ctx is canceled, the process is killed and the error is an *EvalError.
-func (pr *process) eval(ctx context.Context, x []float64, timeout time.Duration) (float64, error) {
-	if pr.abortCause() != nil {
+func (pr *process) eval(ctx context.Context, x []float64, p *Pool) (float64, error) {
+	pr.mu.Lock()
+	cause := pr.cause
+	pr.asked = cause == nil
+	pr.mu.Unlock()
+	if cause != nil {
 		return 0, pr.report(x)
 	}
 	// A canceled ctx kills the process, which ends the write and the read.
@@ -520,7 +643,7 @@ func (pr *process) eval(ctx context.Context, x []float64, timeout time.Duration)
 		timer      *time.Timer
 		timeoutErr error
 	)
-	if timeout > 0 {
+	if timeout := p.opts.EvalTimeout; timeout > 0 {
 		// A write to a program that does not read can block, so the
 		// timeout kills the process, which ends both the write and the read.
 		timeoutErr = fmt.Errorf("%w after %v", ErrTimeout, timeout)
@@ -533,7 +656,7 @@ func (pr *process) eval(ctx context.Context, x []float64, timeout time.Duration)
 	pr.line = append(appendPoint(pr.line[:0], x), '\n')
 	_, writeErr := pr.stdin.Write(pr.line)
 	if writeErr == nil {
-		answer, answered = <-pr.lines
+		answer, answered = pr.await(x, p)
 	}
 	if timer != nil && !timer.Stop() {
 		// The timeout fired: the process is being killed, whatever it said.
@@ -551,6 +674,54 @@ func (pr *process) eval(ctx context.Context, x []float64, timeout time.Duration)
 		return 0, pr.fail(x, err)
 	}
 	return v, nil
+}
+
+// await waits for the answer to x. It gives up, answered false, when the
+// output ends, or when the process has exited and no answer follows within
+// answerGrace: a process the program started may hold the output open
+// after the program is gone. After a wait of Options.WarnAfter it warns,
+// once per pool, through Options.Warn.
+func (pr *process) await(x []float64, p *Pool) (answer string, answered bool) {
+	var warn <-chan time.Time
+	if p.opts.Warn != nil && !p.warned.Load() {
+		t := time.NewTimer(p.opts.WarnAfter)
+		defer t.Stop()
+		warn = t.C
+	}
+	for exited := false; !exited; {
+		select {
+		case answer, answered = <-pr.lines:
+			return answer, answered
+		case <-warn:
+			warn = nil
+			if p.warned.CompareAndSwap(false, true) {
+				p.opts.Warn(pr.waitMessage(x, p.opts.WarnAfter))
+			}
+		case <-pr.exited:
+			exited = true
+		}
+	}
+	grace := time.NewTimer(answerGrace)
+	defer grace.Stop()
+	select {
+	case answer, answered = <-pr.lines:
+		return answer, answered
+	case <-grace.C:
+		return "", false
+	}
+}
+
+// waitMessage says that the process has not answered x after waited, and
+// what to check.
+func (pr *process) waitMessage(x []float64, waited time.Duration) string {
+	point := formatPoint(x)
+	if len(point) > maxWarnPoint {
+		point = point[:maxWarnPoint] + "..."
+	}
+	return fmt.Sprintf("extproc: process %d (pid %d) has not answered [%s] after %v and is still being waited for; "+
+		"a program must read its input line by line (mawk: -W interactive) and flush each answer "+
+		"(Python: print(..., flush=True), C: fflush(stdout)); an evaluation timeout bounds the wait",
+		pr.index, pr.cmd.Process.Pid, point, waited)
 }
 
 // noAnswer explains why the process gave no answer: the write of the point
@@ -596,6 +767,9 @@ func (pr *process) fail(x []float64, cause error) *EvalError {
 // report returns the error for the evaluation of x in the aborted process:
 // the reason it was aborted and the end of its standard error.
 func (pr *process) report(x []float64) *EvalError {
+	pr.mu.Lock()
+	pr.reported = true
+	pr.mu.Unlock()
 	return &EvalError{
 		Point:   append([]float64(nil), x...),
 		Process: pr.index,
@@ -622,6 +796,14 @@ func (pr *process) abort(cause error) {
 		pr.stdin.Close()
 		pr.stdout.Close()
 	}
+}
+
+// causeReported reports whether an Eval has returned the reason the
+// process was aborted.
+func (pr *process) causeReported() bool {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	return pr.reported
 }
 
 // abortCause returns the reason the process was aborted, or nil.

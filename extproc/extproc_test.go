@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strconv"
@@ -432,9 +433,11 @@ func TestStartErrors(t *testing.T) {
 	}{
 		{"empty command", context.Background(), " ", 1, Options{}, "command is empty"},
 		{"bad quoting", context.Background(), "sim 'x", 1, Options{}, "unterminated single quote"},
-		{"no processes", context.Background(), ok, 0, Options{}, "0 processes requested"},
+		{"no processes", context.Background(), ok, 0, Options{}, "0 processes requested, want 1 to 4096"},
+		{"too many processes", context.Background(), ok, MaxProcs + 1, Options{}, "4097 processes requested"},
 		{"negative timeout", context.Background(), ok, 1, Options{EvalTimeout: -1}, "negative evaluation timeout"},
 		{"negative close timeout", context.Background(), ok, 1, Options{CloseTimeout: -1}, "negative close timeout"},
+		{"negative warning delay", context.Background(), ok, 1, Options{WarnAfter: -1}, "negative warning delay"},
 		{"missing program", context.Background(), "/no/such/sim --fast", 2, Options{}, `starting "/no/such/sim --fast"`},
 		{"canceled", canceled, ok, 1, Options{}, "context canceled"},
 	} {
@@ -449,6 +452,126 @@ func TestStartErrors(t *testing.T) {
 				t.Errorf("got %q, want an error saying %q", err, c.want)
 			}
 		})
+	}
+}
+
+// TestExtraLinesAreProtocolErrors: a program that prints two lines per
+// point never has its second line taken as the answer of the next point
+// without the pool failing soon after with a protocol error.
+func TestExtraLinesAreProtocolErrors(t *testing.T) {
+	t.Run("one write", func(t *testing.T) {
+		// Both lines come in one read, before the next point is written.
+		p := startHelper(t, context.Background(), 1, Options{}, "two-at-once")
+		evalError(t, p, []float64{1, 2}, ErrProtocol, `"1005\n"`, `answer "5"`, "exactly one line per point")
+	})
+	t.Run("two writes", func(t *testing.T) {
+		// The second line may come after the next point was written, and
+		// be taken as its answer; the program has then printed more lines
+		// than it was given points, which the pool finds out at the latest
+		// when it is closed.
+		p := startHelper(t, context.Background(), 1, Options{}, "two-lines")
+		rng := rand.New(rand.NewPCG(1, 2))
+		var err error
+		for range 4 {
+			if _, err = p.Eval(randomPoint(rng, 3)); err != nil {
+				break
+			}
+		}
+		if err == nil {
+			err = p.Close()
+		}
+		if !errors.Is(err, ErrProtocol) || !strings.Contains(err.Error(), "exactly one line per point") {
+			t.Fatalf("got %v, want a protocol error", err)
+		}
+	})
+	t.Run("while idle", func(t *testing.T) {
+		// The extra line comes while no evaluation runs, and none follows:
+		// Close reports it.
+		p := startHelper(t, context.Background(), 1, Options{}, "late-extra")
+		if _, err := p.Eval([]float64{1}); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(200 * time.Millisecond)
+		err := p.Close()
+		if !errors.Is(err, ErrProtocol) || !strings.Contains(err.Error(), `"late extra" before its point was sent`) ||
+			!strings.Contains(err.Error(), "wrong points") {
+			t.Errorf("Close: got %v, want the protocol error", err)
+		}
+	})
+	t.Run("at close", func(t *testing.T) {
+		p := startHelper(t, context.Background(), 2, Options{}, "extra-at-eof")
+		if _, err := p.Eval([]float64{1}); err != nil {
+			t.Fatal(err)
+		}
+		err := p.Close()
+		if !errors.Is(err, ErrProtocol) || strings.Count(err.Error(), `line "late" before its point was sent`) != 2 {
+			t.Errorf("Close: got %v, want a protocol error for each process", err)
+		}
+	})
+}
+
+// TestExitNoticedWhileChildHoldsOutput: a program that exits while a
+// process it started holds its output open fails with its exit status at
+// once, not with a timeout or never.
+func TestExitNoticedWhileChildHoldsOutput(t *testing.T) {
+	for _, opts := range []Options{{}, {EvalTimeout: 20 * time.Second}} {
+		t.Run(fmt.Sprint("timeout ", opts.EvalTimeout), func(t *testing.T) {
+			p := startHelper(t, context.Background(), 1, opts, "orphan-exit")
+			done := make(chan error, 1)
+			go func() {
+				_, err := p.Eval([]float64{1})
+				done <- err
+			}()
+			select {
+			case err := <-done:
+				if !errors.Is(err, ErrNoAnswer) || !strings.Contains(err.Error(), "exited (exit status 3)") {
+					t.Errorf("got %v, want no answer with exit status 3", err)
+				}
+			case <-time.After(10 * time.Second):
+				p.Close()
+				t.Fatalf("Eval still waits 10 s after the program exited; after Close: %v", <-done)
+			}
+		})
+	}
+}
+
+// TestWarnOnLongWait: an evaluation that waits longer than WarnAfter is
+// reported once per pool through Warn, and still gets its answer.
+func TestWarnOnLongWait(t *testing.T) {
+	var (
+		mu       sync.Mutex
+		messages []string
+	)
+	warn := func(m string) {
+		mu.Lock()
+		defer mu.Unlock()
+		messages = append(messages, m)
+	}
+	p := startHelper(t, context.Background(), 2, Options{Warn: warn, WarnAfter: 50 * time.Millisecond}, "slow")
+	var wg sync.WaitGroup
+	for i := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			x := []float64{float64(i), 0.5}
+			if got, err := p.Eval(x); err != nil || got != sphere(x) {
+				t.Errorf("Eval(%v) = %v, %v; want %v", x, got, err, sphere(x))
+			}
+		}()
+	}
+	wg.Wait()
+	mu.Lock()
+	defer mu.Unlock()
+	if len(messages) != 1 {
+		t.Fatalf("%d warnings, want 1: %q", len(messages), messages)
+	}
+	for _, want := range []string{"has not answered [", "after 50ms", "line by line", "mawk: -W interactive", "flush", "timeout"} {
+		if !strings.Contains(messages[0], want) {
+			t.Errorf("warning %q does not mention %q", messages[0], want)
+		}
+	}
+	if strings.Contains(messages[0], "\n") {
+		t.Errorf("warning %q has more than one line", messages[0])
 	}
 }
 

@@ -68,6 +68,15 @@ func parsePoint(line string) ([]float64, error) {
 //	exit-at-once   says "usage: sim FILE" on stderr and exits 64 without reading
 //	grandchild     starts a "noread" helper that shares its stdout and stderr,
 //	               says "grandchild pid N" on stderr, then acts like sphere
+//	orphan-exit    starts a "noread" helper that shares its stdout and stderr,
+//	               reads one point and exits 3 without answering
+//	two-lines      answers sphere(x), then sphere(x)+1000 in a second write
+//	two-at-once    answers sphere(x) and sphere(x)+1000 in one write
+//	extra-at-eof   like sphere, but prints "late" at end of input
+//	late-extra     like sphere, but prints "late extra" 20 ms after each answer
+//	slow           like sphere, but waits 300 ms before each answer
+//	pool-parent    starts a pool of one "noread" helper, prints its pid on
+//	               stdout and waits
 func runHelper(args []string) error {
 	if len(args) == 0 {
 		return fmt.Errorf("no mode")
@@ -88,7 +97,7 @@ func runHelper(args []string) error {
 		}
 		fmt.Fprintln(os.Stderr, "final words")
 		os.Exit(3)
-	case "grandchild":
+	case "grandchild", "orphan-exit":
 		exe, err := os.Executable()
 		if err != nil {
 			return err
@@ -99,6 +108,17 @@ func runHelper(args []string) error {
 			return err
 		}
 		fmt.Fprintf(os.Stderr, "grandchild pid %d\n", child.Process.Pid)
+	case "pool-parent":
+		exe, err := os.Executable()
+		if err != nil {
+			return err
+		}
+		p, err := Start(context.Background(), "'"+exe+"' noread", 1, Options{})
+		if err != nil {
+			return err
+		}
+		fmt.Println(p.procs[0].cmd.Process.Pid)
+		time.Sleep(time.Hour)
 	}
 	answered := 0
 	for in.Scan() {
@@ -107,8 +127,22 @@ func runHelper(args []string) error {
 			return err
 		}
 		switch mode {
-		case "sphere", "linger", "fail-on-eof", "grandchild":
+		case "sphere", "linger", "fail-on-eof", "grandchild", "extra-at-eof":
 			fmt.Println(strconv.FormatFloat(sphere(x), 'g', -1, 64))
+		case "slow":
+			time.Sleep(300 * time.Millisecond)
+			fmt.Println(strconv.FormatFloat(sphere(x), 'g', -1, 64))
+		case "late-extra":
+			fmt.Println(strconv.FormatFloat(sphere(x), 'g', -1, 64))
+			time.Sleep(20 * time.Millisecond)
+			fmt.Println("late extra")
+		case "two-lines":
+			fmt.Println(strconv.FormatFloat(sphere(x), 'g', -1, 64))
+			fmt.Println(strconv.FormatFloat(sphere(x)+1000, 'g', -1, 64))
+		case "two-at-once":
+			fmt.Printf("%s\n%s\n", strconv.FormatFloat(sphere(x), 'g', -1, 64), strconv.FormatFloat(sphere(x)+1000, 'g', -1, 64))
+		case "orphan-exit":
+			os.Exit(3)
 		case "crash-after":
 			n, err := strconv.Atoi(args[1])
 			if err != nil {
@@ -143,6 +177,8 @@ func runHelper(args []string) error {
 	case "fail-on-eof":
 		fmt.Fprintln(os.Stderr, "bye")
 		os.Exit(2)
+	case "extra-at-eof":
+		fmt.Println("late")
 	}
 	return in.Err()
 }

@@ -73,7 +73,7 @@ func NewBBOB(function, instance, dim int) (Problem, error) {
 		for i := range two {
 			two[i] = 2
 		}
-		p.hess = diagonal(two)
+		p.hessDiag = two
 	}
 	if b.workLen == 0 {
 		p.f = func(x []float64) float64 { return b.eval(x, nil) }

@@ -248,7 +248,7 @@ func newDiagonal(name string, c []float64) *problem {
 	return &problem{
 		name: name, dim: dim, bound: classicBound,
 		xopt: make([]float64, dim), hasOpt: true,
-		hess: diagonal(two),
+		hessDiag: two,
 		f: func(x []float64) float64 {
 			s := 0.0
 			for i, v := range x {

@@ -2,6 +2,7 @@ package objectives
 
 import (
 	"math"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -323,5 +324,45 @@ func TestEvalWrongLength(t *testing.T) {
 			}()
 			p.Eval(make([]float64, 3))
 		}()
+	}
+}
+
+// TestDiagonalProblemsHoldNoMatrix: a diagonal problem of the largest
+// dimension is built without its dim×dim Hessian (8 TiB at MaxDim), which
+// Hessian alone builds.
+func TestDiagonalProblemsHoldNoMatrix(t *testing.T) {
+	for _, spec := range []string{"sphere", "ellipsoid"} {
+		var mem runtime.MemStats
+		runtime.ReadMemStats(&mem)
+		before := mem.TotalAlloc
+		p, err := Parse(spec, MaxDim)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runtime.ReadMemStats(&mem)
+		if got := mem.TotalAlloc - before; got > 64*MaxDim {
+			t.Errorf("%s in %d dimensions allocated %d bytes, want O(dim)", spec, MaxDim, got)
+		}
+		if p.Eval(make([]float64, MaxDim)) != 0 {
+			t.Errorf("%s: f(0) != 0", spec)
+		}
+	}
+	p, err := Parse("ellipsoid:cond=100", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, ok := p.Hessian()
+	if !ok {
+		t.Fatal("ellipsoid has no Hessian")
+	}
+	for i := range 3 {
+		for j := range 3 {
+			if v := h.At(i, j); (i == j) != (v != 0) {
+				t.Errorf("H[%d][%d] = %v", i, j, v)
+			}
+		}
+	}
+	if h.At(0, 0) != 2 || h.At(2, 2) != 200 {
+		t.Errorf("diagonal %v, %v, want 2 and 200", h.At(0, 0), h.At(2, 2))
 	}
 }

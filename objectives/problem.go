@@ -61,14 +61,18 @@ const (
 // problem implements Problem for every function of the package: the
 // function-specific part is the closure f, which must not modify x.
 type problem struct {
-	name   string
-	dim    int
-	bound  float64   // Bounds is [−bound, bound]
-	xopt   []float64 // nil when the optimum is not known
-	fopt   float64
-	hess   []float64 // row-major dim×dim Hessian, nil unless quadratic
-	f      func(x []float64) float64
-	hasOpt bool
+	name  string
+	dim   int
+	bound float64   // Bounds is [−bound, bound]
+	xopt  []float64 // nil when the optimum is not known
+	fopt  float64
+	hess  []float64 // row-major dim×dim Hessian of a non-diagonal quadratic, or nil
+	// hessDiag is the diagonal of the Hessian of a diagonal quadratic, or
+	// nil: a diagonal problem of a large dimension does not hold dim²
+	// numbers, only Hessian builds them.
+	hessDiag []float64
+	f        func(x []float64) float64
+	hasOpt   bool
 }
 
 func (p *problem) Name() string { return p.name }
@@ -90,10 +94,13 @@ func (p *problem) Optimum() (x []float64, f float64, ok bool) {
 }
 
 func (p *problem) Hessian() (*linalg.Dense, bool) {
-	if p.hess == nil {
-		return nil, false
+	switch {
+	case p.hessDiag != nil:
+		return linalg.NewDense(p.dim, p.dim, diagonal(p.hessDiag)), true
+	case p.hess != nil:
+		return linalg.NewDense(p.dim, p.dim, slices.Clone(p.hess)), true
 	}
-	return linalg.NewDense(p.dim, p.dim, slices.Clone(p.hess)), true
+	return nil, false
 }
 
 func (p *problem) Bounds() (lo, hi float64) { return -p.bound, p.bound }

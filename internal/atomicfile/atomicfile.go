@@ -8,23 +8,33 @@
 package atomicfile
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 )
 
 // WriteFile replaces the file at path with data, atomically and durably.
 //
-// It writes data to a new temporary file in the directory of path, sets its
-// permission bits to perm (exactly: the umask is not applied), flushes it to
-// stable storage, renames it over path and then flushes the directory, so
-// that once WriteFile returns nil the new content survives a power loss, and
-// at no time does path hold partial content. A symbolic link at path is
-// replaced by a regular file, not followed.
+// It writes data to a new temporary file in the directory of path, flushes
+// it to stable storage, renames it over path and then flushes the
+// directory, so that once WriteFile returns nil the new content survives a
+// power loss, and at no time does path hold partial content. A symbolic link
+// at path is replaced by a regular file, not followed.
+//
+// A regular file at path keeps its permission bits; one whose owner may not
+// write it (such as mode 0444) is not replaced, and the error wraps
+// fs.ErrPermission. A new file gets perm less the process's umask, as with
+// os.WriteFile.
 //
 // On error before the rename, path is unchanged and the temporary file is
 // removed. A crash during WriteFile can leave a temporary file named
-// ".NAME.*.tmp" next to path; it never takes the place of path.
+// ".NAME.X.tmp" next to path, where X is letters and digits; it never takes
+// the place of path, and RemoveStaleTemps removes it.
 func WriteFile(path string, data []byte, perm os.FileMode) error {
 	dir, name := filepath.Split(path)
 	if name == "" {
@@ -33,7 +43,14 @@ func WriteFile(path string, data []byte, perm os.FileMode) error {
 	if dir == "" {
 		dir = "."
 	}
-	tmpName, err := writeTemp(dir, "."+name+".*.tmp", data, perm)
+	keep := os.FileMode(0) // the mode to keep; 0 for a new file
+	if info, err := os.Lstat(path); err == nil && info.Mode().IsRegular() {
+		keep = info.Mode().Perm()
+		if keep&0o200 == 0 {
+			return fmt.Errorf("atomicfile: not replacing %s: it is read-only (mode %v): %w", path, keep, fs.ErrPermission)
+		}
+	}
+	tmpName, err := writeTemp(dir, name, data, perm, keep)
 	if err != nil {
 		return fmt.Errorf("atomicfile: writing %s: %w", path, err)
 	}
@@ -47,11 +64,79 @@ func WriteFile(path string, data []byte, perm os.FileMode) error {
 	return nil
 }
 
-// writeTemp writes data to a new file in dir whose name follows pattern (as
-// in os.CreateTemp), with permission bits perm, flushed to stable storage
-// and closed. It returns the file's name, or removes the file on error.
-func writeTemp(dir, pattern string, data []byte, perm os.FileMode) (name string, err error) {
-	f, err := os.CreateTemp(dir, pattern)
+// tempName returns the name of a temporary file for the file called name:
+// "." + name + "." + token + ".tmp", where token is letters and digits, so
+// that the name of the file it stands for can be read back exactly
+// (isTempOf).
+func tempName(name string) string {
+	return "." + name + "." + strconv.FormatUint(rand.Uint64(), 36) + ".tmp"
+}
+
+// isTempOf reports whether entry is the name of a temporary file that
+// WriteFile made for the file called name.
+func isTempOf(entry, name string) bool {
+	rest, ok := strings.CutPrefix(entry, "."+name+".")
+	if !ok {
+		return false
+	}
+	token, ok := strings.CutSuffix(rest, ".tmp")
+	if !ok || token == "" {
+		return false
+	}
+	for _, c := range token {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'z') {
+			return false
+		}
+	}
+	return true
+}
+
+// RemoveStaleTemps removes the temporary files that WriteFile(path, ...)
+// left behind when its process was killed, and no other file: not those of
+// another file whose name starts with the same characters ("run.v2" for
+// "run"). It must run only while no other process writes path, under the
+// lock that serialises its writers, since it cannot tell a leftover from a
+// temporary file being written. Files it cannot remove are left; the error
+// reports the first failure.
+func RemoveStaleTemps(path string) error {
+	dir, name := filepath.Split(path)
+	if name == "" {
+		return fmt.Errorf("atomicfile: %q names a directory, not a file", path)
+	}
+	if dir == "" {
+		dir = "."
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("atomicfile: removing stale temporary files of %s: %w", path, err)
+	}
+	var first error
+	for _, e := range entries {
+		if e.Type().IsRegular() && isTempOf(e.Name(), name) {
+			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil && first == nil && !errors.Is(err, fs.ErrNotExist) {
+				first = fmt.Errorf("atomicfile: removing a stale temporary file of %s: %w", path, err)
+			}
+		}
+	}
+	return first
+}
+
+// writeTemp writes data to a new temporary file for the file called name in
+// dir, flushed to stable storage and closed, and returns the file's path, or
+// removes the file on error. The file gets the permission bits keep, or
+// perm less the umask if keep is 0.
+func writeTemp(dir, name string, data []byte, perm, keep os.FileMode) (tmp string, err error) {
+	create := perm
+	if keep != 0 {
+		create = 0o600 // private until it has its final mode
+	}
+	var f *os.File
+	for range 10000 {
+		f, err = os.OpenFile(filepath.Join(dir, tempName(name)), os.O_RDWR|os.O_CREATE|os.O_EXCL, create)
+		if !errors.Is(err, fs.ErrExist) {
+			break
+		}
+	}
 	if err != nil {
 		return "", err
 	}
@@ -64,8 +149,10 @@ func writeTemp(dir, pattern string, data []byte, perm os.FileMode) (name string,
 	if _, err := f.Write(data); err != nil {
 		return "", err
 	}
-	if err := f.Chmod(perm); err != nil {
-		return "", err
+	if keep != 0 {
+		if err := f.Chmod(keep); err != nil {
+			return "", err
+		}
 	}
 	if err := f.Sync(); err != nil {
 		return "", err

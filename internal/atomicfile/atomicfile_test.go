@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -30,16 +31,25 @@ func onlyEntries(t *testing.T, dir string, names ...string) {
 	}
 }
 
-func TestWriteFileReplacesContentAndMode(t *testing.T) {
+// TestWriteFileReplacesContentKeepsMode: the content is replaced and the
+// file keeps the mode it had, whatever perm says; the umask of a new file
+// is tested in atomicfile_unix_test.go.
+func TestWriteFileReplacesContentKeepsMode(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "state")
+	if err := os.WriteFile(path, []byte("made by hand\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(path, 0o640); err != nil { // beyond the reach of any umask
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		data string
 		perm os.FileMode
 	}{
-		{"first version\n", 0o640},
+		{"first version\n", 0o644},
 		{"second, longer version\n", 0o600},
-		{"", 0o604},
+		{"", 0o666},
 	} {
 		if err := WriteFile(path, []byte(c.data), c.perm); err != nil {
 			t.Fatal(err)
@@ -55,11 +65,84 @@ func TestWriteFileReplacesContentAndMode(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if runtime.GOOS != "windows" && info.Mode().Perm() != c.perm {
-			t.Errorf("mode %v, want %v", info.Mode().Perm(), c.perm)
+		if runtime.GOOS != "windows" && info.Mode().Perm() != 0o640 {
+			t.Errorf("mode %v after a write with perm %v, want the file's own 0640", info.Mode().Perm(), c.perm)
 		}
 	}
 	onlyEntries(t, dir, "state")
+}
+
+// TestWriteFileRefusesReadOnly: a file its owner may not write is left as
+// it is, even for a process (root) that could write it.
+func TestWriteFileRefusesReadOnly(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "state")
+	if err := os.WriteFile(path, []byte("keep me"), 0o444); err != nil {
+		t.Fatal(err)
+	}
+	err := WriteFile(path, []byte("new"), 0o644)
+	if !errors.Is(err, fs.ErrPermission) || !strings.Contains(err.Error(), "read-only") || !strings.Contains(err.Error(), path) {
+		t.Errorf("got %v, want a permission error saying %s is read-only", err, path)
+	}
+	if got, err := os.ReadFile(path); err != nil || string(got) != "keep me" {
+		t.Errorf("content after the refused write: %q, %v", got, err)
+	}
+	onlyEntries(t, dir, "state")
+}
+
+// TestRemoveStaleTempsExact: only the temporary files of the file named are
+// removed, not those of a file whose name extends it, nor anything else.
+func TestRemoveStaleTempsExact(t *testing.T) {
+	dir := t.TempDir()
+	mine := []string{".run.123.tmp", ".run.k3j9x.tmp", ".run.v2.tmp"}
+	others := []string{".run.v2.456.tmp", ".run.v2.abc.tmp", ".run..tmp", ".run.A-1.tmp", ".run.1.tmp.bak", "run", "run.v2", ".runx.1.tmp", ".ru.1.tmp"}
+	for _, n := range append(append([]string(nil), mine...), others...) {
+		if err := os.WriteFile(filepath.Join(dir, n), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := RemoveStaleTemps(filepath.Join(dir, "run")); err != nil {
+		t.Fatal(err)
+	}
+	want := append([]string(nil), others...)
+	slices.Sort(want)
+	onlyEntries(t, dir, want...)
+	for range 100 {
+		if n := tempName("run"); !isTempOf(n, "run") || isTempOf(n, "ru") || isTempOf(n, "run.v2") {
+			t.Fatalf("temporary name %q is not recognised exactly", n)
+		}
+	}
+}
+
+// TestRemoveStaleTempsSparesOtherWriters: cleaning up after "run" while
+// another process writes "run.v2" never breaks a write of "run.v2".
+func TestRemoveStaleTempsSparesOtherWriters(t *testing.T) {
+	dir := t.TempDir()
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			if err := RemoveStaleTemps(filepath.Join(dir, "run")); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	for i := range 300 {
+		if err := WriteFile(filepath.Join(dir, "run.v2"), []byte(strconv.Itoa(i)), 0o644); err != nil {
+			t.Errorf("write %d of run.v2: %v", i, err)
+			break
+		}
+	}
+	close(done)
+	wg.Wait()
 }
 
 func TestWriteFileRelativePath(t *testing.T) {

@@ -36,6 +36,7 @@ import (
 	"os"
 
 	"github.com/hees-dev/hees/internal/atomicfile"
+	"github.com/hees-dev/hees/internal/boundedfile"
 )
 
 // Version is the format version that Encode writes and Decode reads.
@@ -157,12 +158,18 @@ func DecodeKind(data []byte, kind string) ([]byte, error) {
 	return payload, nil
 }
 
+// MaxFileSize bounds the state files that ReadFile reads: 16 GiB, twice
+// what es lets a strategy hold in memory (es.MaxMemory).
+const MaxFileSize = 16 << 30
+
 // ReadFile reads the state file at path and returns its payload, which must
 // be of kind. Errors name the path; those of Decode keep their cause
 // (errors.Is(err, ErrCorrupt) and so on), and a missing file satisfies
-// errors.Is(err, fs.ErrNotExist).
+// errors.Is(err, fs.ErrNotExist). A path that names no regular file (a
+// device such as /dev/zero, a named pipe) or a file larger than MaxFileSize
+// is an error of boundedfile.Read, before anything is read.
 func ReadFile(path, kind string) ([]byte, error) {
-	data, err := os.ReadFile(path)
+	data, err := boundedfile.Read(path, MaxFileSize)
 	if err != nil {
 		return nil, err
 	}

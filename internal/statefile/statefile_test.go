@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hees-dev/hees/internal/boundedfile"
 )
 
 // sample is a valid file used by several tests.
@@ -191,6 +193,16 @@ func TestFiles(t *testing.T) {
 	_, err = ReadFile(path, "ask-tell/v1")
 	if !errors.Is(err, ErrTruncated) || !strings.HasPrefix(err.Error(), path+": ") {
 		t.Errorf("ReadFile of a truncated file: %v, want ErrTruncated naming the path", err)
+	}
+	// A directory, and on Unix an endless device, is refused before it is
+	// read.
+	for _, p := range []string{dir, "/dev/zero"} {
+		if _, err := os.Stat(p); err != nil {
+			continue // no /dev/zero here
+		}
+		if _, err := ReadFile(p, "ask-tell/v1"); !errors.Is(err, boundedfile.ErrNotRegular) {
+			t.Errorf("ReadFile(%s): %v, want boundedfile.ErrNotRegular", p, err)
+		}
 	}
 }
 
