@@ -135,7 +135,7 @@ func lockCheckpoint(ctx context.Context, path string) (func() error, error) {
 		return nil, fmt.Errorf("%s is in use by another hees process (%s is locked)", path, path+".lock")
 	}
 	if err == nil {
-		statefile.RemoveStaleTemps(path)
+		atomicfile.RemoveStaleTemps(path) // best effort: a leftover is only clutter
 	}
 	return unlock, err
 }

@@ -257,7 +257,7 @@ func WithLock(ctx context.Context, path string, fn func() error) (err error) {
 	if err != nil {
 		return err
 	}
-	statefile.RemoveStaleTemps(path)
+	atomicfile.RemoveStaleTemps(path) // best effort: a leftover is only clutter
 	defer func() {
 		if uerr := unlock(); err == nil {
 			err = uerr
