@@ -20,4 +20,3 @@ func UnmarshalJSON(data []byte, v any) error {
 	}
 	return nil
 }
-
