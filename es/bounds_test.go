@@ -186,10 +186,9 @@ func TestBoundsMapIdentity(t *testing.T) {
 	}
 	// BBOB's domain: [-5, 5]^d is the identity on [-4.5, 4.5]^d.
 	d := 20
-	b := &Bounds{Lower: make([]float64, d), Upper: make([]float64, d)}
+	b := bdCube(d, -5, 5)
 	x := make([]float64, d)
 	for i := range x {
-		b.Lower[i], b.Upper[i] = -5, 5
 		x[i] = 9*r.Float64() - 4.5
 	}
 	y := make([]float64, d)
@@ -437,14 +436,28 @@ func TestBoundsNilAndInPlace(t *testing.T) {
 	}
 }
 
-func TestBoundsMapAllocs(t *testing.T) {
-	d := 50
+// bdCube returns the box [l, u]^d.
+func bdCube(d int, l, u float64) *Bounds {
 	b := &Bounds{Lower: make([]float64, d), Upper: make([]float64, d)}
-	x, y := make([]float64, d), make([]float64, d)
-	for i := range x {
-		b.Lower[i], b.Upper[i] = -1, 1
-		x[i] = 3 * float64(i-d/2)
+	for i := range b.Lower {
+		b.Lower[i], b.Upper[i] = l, u
 	}
+	return b
+}
+
+// bdFolding returns the box [-5, 5]^d and a point with about half of its
+// coordinates inside the identity part and half folded back by the map.
+func bdFolding(d int) (*Bounds, []float64) {
+	x := make([]float64, d)
+	for i := range x {
+		x[i] = float64(i%20) - 9.5 // -9.5 .. 9.5
+	}
+	return bdCube(d, -5, 5), x
+}
+
+func TestBoundsMapAllocs(t *testing.T) {
+	b, x := bdFolding(50)
+	y := make([]float64, len(x))
 	if a := testing.AllocsPerRun(100, func() { b.Map(y, x) }); a != 0 {
 		t.Errorf("Map: %v allocations, want 0", a)
 	}
@@ -487,7 +500,7 @@ func TestBoundsDrawX0(t *testing.T) {
 // per-coordinate scales that carry unequal widths.
 func TestBoundsDefaultScale(t *testing.T) {
 	d := 4
-	sigma, stds := (&Bounds{Lower: []float64{-5, -5, -5, -5}, Upper: []float64{5, 5, 5, 5}}).defaultScale(d)
+	sigma, stds := bdCube(d, -5, 5).defaultScale(d)
 	if sigma != 3 || stds != nil {
 		t.Errorf("[-5, 5]^4: sigma0 = %v, stds = %v; want 3 and nil", sigma, stds)
 	}
@@ -656,7 +669,7 @@ func TestBoundsMinimizeEndsOnBoundary(t *testing.T) {
 // the run without it, and the map moved no evaluated point.
 func TestBoundsNeverActive(t *testing.T) {
 	d := 4
-	b := &Bounds{Lower: []float64{-5, -5, -5, -5}, Upper: []float64{5, 5, 5, 5}}
+	b := bdCube(d, -5, 5)
 	centre := []float64{1, -1, 0.5, 0}
 	for _, name := range Names() {
 		cfg := Config{Dim: d, Seed: 7, X0: []float64{1.5, -1.5, 1, 0.5}, Sigma0: 0.3}
@@ -724,13 +737,8 @@ func FuzzBoundsMap(f *testing.F) {
 // BenchmarkBoundsMap measures Map on a 100-dimensional box with half of the
 // coordinates inside the identity part and half folded back.
 func BenchmarkBoundsMap(b *testing.B) {
-	d := 100
-	bd := &Bounds{Lower: make([]float64, d), Upper: make([]float64, d)}
-	x, y := make([]float64, d), make([]float64, d)
-	for i := range x {
-		bd.Lower[i], bd.Upper[i] = -5, 5
-		x[i] = float64(i%20) - 9.5 // -9.5 .. 9.5
-	}
+	bd, x := bdFolding(100)
+	y := make([]float64, len(x))
 	for b.Loop() {
 		bd.Map(y, x)
 	}
