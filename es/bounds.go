@@ -38,8 +38,8 @@ const boundsSigmaFactor = 0.3
 // Check reports whether b is a valid box in dimension d: each of Lower and
 // Upper is nil or has length d, no entry is NaN, no lower bound is +Inf and
 // no upper bound -Inf, Lower[i] < Upper[i], and the map of every coordinate
-// is representable (a box wider than about 1e307, or a one-sided bound
-// beyond about 1.7e308, is not). A nil b is valid.
+// is representable (not for a box wider than about 8e307, whose period
+// overflows, nor for a bound beyond about ±1.7e308). A nil b is valid.
 func (b *Bounds) Check(d int) error {
 	if b == nil {
 		return nil
@@ -68,7 +68,7 @@ func (b *Bounds) Check(d int) error {
 		}
 		if c.two() && math.IsInf(c.period, 0) ||
 			!math.IsInf(c.l, -1) && math.IsInf(c.lo, -1) || !math.IsInf(c.u, 1) && math.IsInf(c.hi, 1) {
-			return fmt.Errorf("es: Bounds: coordinate %d, [%v, %v], is too wide to map (use ±Inf for an open side)", i, c.l, c.u)
+			return fmt.Errorf("es: Bounds: coordinate %d, [%v, %v], is too wide or too far out to map (use ±Inf for an open side)", i, c.l, c.u)
 		}
 	}
 	return nil

@@ -72,9 +72,9 @@ func TestBoundsCheck(t *testing.T) {
 		{&Bounds{Upper: []float64{-inf}}, 1, "Bounds.Upper[0] = -Inf: must be a number (+Inf for no bound)"},
 		{&Bounds{Lower: []float64{0, 1}, Upper: []float64{1, 1}}, 2, "Lower[1] = 1 is not below Upper[1] = 1"},
 		{&Bounds{Lower: []float64{0, 2}, Upper: []float64{1, 1}}, 2, "Lower[1] = 2 is not below Upper[1] = 1"},
-		{&Bounds{Lower: []float64{-math.MaxFloat64 / 2}, Upper: []float64{math.MaxFloat64 / 2}}, 1, "coordinate 0, [-8.988465674311579e+307, 8.988465674311579e+307], is too wide to map"},
-		{&Bounds{Lower: []float64{-math.MaxFloat64}}, 1, "is too wide to map"},
-		{&Bounds{Upper: []float64{math.MaxFloat64}}, 1, "is too wide to map"},
+		{&Bounds{Lower: []float64{-math.MaxFloat64 / 2}, Upper: []float64{math.MaxFloat64 / 2}}, 1, "coordinate 0, [-8.988465674311579e+307, 8.988465674311579e+307], is too wide or too far out to map"},
+		{&Bounds{Lower: []float64{-math.MaxFloat64}}, 1, "is too wide or too far out to map"},
+		{&Bounds{Upper: []float64{math.MaxFloat64}}, 1, "is too wide or too far out to map"},
 	} {
 		err := c.b.Check(c.d)
 		switch {
