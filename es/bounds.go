@@ -13,8 +13,9 @@ import (
 // A strategy keeps sampling in the unbounded space; Map carries each
 // candidate into the box by a smooth map that is the identity on the inner
 // part of the box, so the strategy keeps its invariances there and bounds
-// that never come into play change no result (docs/ALGORITHMS.md Section
-// 14).
+// that never come into play change no result. Beyond the box the map folds
+// the space back periodically, which on multimodal problems with a global
+// structure costs some successful runs (docs/ALGORITHMS.md Section 14).
 //
 // Lower and Upper each hold one entry per coordinate, or are nil when that
 // side is absent for every coordinate. An entry of -Inf in Lower or +Inf in
@@ -113,7 +114,8 @@ func (b *Bounds) Contains(x []float64) bool {
 // A NaN entry stays NaN (it is no point of the box, and the strategy ranks
 // it worst). An infinite entry goes to the bound on its side, or stays
 // infinite when that side is open. Every other entry maps into [L, U].
-// Map panics if the lengths of dst, x and b differ.
+// Map panics if the lengths of dst, x and b differ. It only reads b, so
+// goroutines may call it at once.
 func (b *Bounds) Map(dst, x []float64) {
 	if len(dst) != len(x) || !b.fits(len(x)) {
 		panic(fmt.Sprintf("es: Bounds.Map: lengths of dst (%d), x (%d) and the bounds differ", len(dst), len(x)))
