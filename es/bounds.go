@@ -270,6 +270,7 @@ func (b *Bounds) drawX0(x0 []float64, key rng.Key, box float64) {
 		}
 		switch {
 		case c.two():
+			// u < 1, so the exact value is below U; Min guards the rounding.
 			x0[i] = math.Min(c.l+float64(u*(c.u-c.l)), c.u)
 		case c.l > -box:
 			x0[i] = c.l + float64(2*box*u)
