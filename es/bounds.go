@@ -327,18 +327,66 @@ func (b *Bounds) defaultScale(d int) (sigma0 float64, stds []float64) {
 	return float64(boundsSigmaFactor * g), stds
 }
 
+// searchMap carries a point of the space a strategy searches to the point
+// handed to the objective, y_i = T_i(s_i x_i): the per-coordinate scales s
+// (Config.Stds; nil for none) applied as a fixed change of units outside
+// the strategy, then the map T of the bounds (nil for none). Kept outside
+// A, the scales are not seen by the strategy's covariance checks (pycma
+// likewise keeps its CMA_stds out of C), and they work for es11 too
+// (docs/ALGORITHMS.md Section 14). The alternative is A0 = diag(s), see
+// stdsA0.
+type searchMap struct {
+	bounds *Bounds
+	stds   []float64
+}
+
+// apply writes the objective's point for the search point x into dst (dst
+// and x may be the same slice); O(d), no allocation.
+func (m searchMap) apply(dst, x []float64) {
+	if m.stds == nil {
+		m.bounds.Map(dst, x)
+		return
+	}
+	for i, v := range x {
+		dst[i] = float64(v * m.stds[i])
+	}
+	m.bounds.Map(dst, dst)
+}
+
+// invert writes into dst a search point whose image is the point y of the
+// box (up to the rounding of the division by the scales); it returns
+// Bounds.Inverse's error for a point outside the box.
+func (m searchMap) invert(dst, y []float64) error {
+	if err := m.bounds.Inverse(dst, y); err != nil {
+		return err
+	}
+	for i, s := range m.stds {
+		dst[i] /= s
+	}
+	return nil
+}
+
+// checkStds reports whether stds can be Config.Stds in dimension d: one
+// positive, finite scale per coordinate.
+func checkStds(stds []float64, d int) error {
+	if len(stds) != d {
+		return fmt.Errorf("es: Config.Stds has length %d, want Dim = %d", len(stds), d)
+	}
+	for i, s := range stds {
+		if !(s > 0) || math.IsInf(s, 1) {
+			return fmt.Errorf("es: Config.Stds[%d] = %v: must be positive and finite", i, s)
+		}
+	}
+	return nil
+}
+
 // stdsA0 returns the initial transformation A0 = diag(stds) for
 // Config.Stds in dimension d: the sampling standard deviation of
 // coordinate i starts at Sigma0·stds[i]. Each entry must be positive and
 // finite.
 func stdsA0(stds []float64, d int) (*linalg.Dense, error) {
-	if len(stds) != d {
-		return nil, fmt.Errorf("es: Config.Stds has length %d, want Dim = %d", len(stds), d)
-	}
-	for i, s := range stds {
-		if !(s > 0) || math.IsInf(s, 1) {
-			return nil, fmt.Errorf("es: Config.Stds[%d] = %v: must be positive and finite", i, s)
-		}
+	if err := checkStds(stds, d); err != nil {
+		return nil, err
 	}
 	a0 := linalg.NewDense(d, d, nil)
 	for i, s := range stds {

@@ -567,12 +567,12 @@ func TestStdsA0(t *testing.T) {
 	}
 }
 
-// bdProblem evaluates f at the image of x under the bounds, checks that
+// bdProblem evaluates f at the image of x under the search map, checks that
 // every evaluated point lies in the box, and counts the evaluations that
 // the map changed (Minimize with one worker calls it from one goroutine).
 type bdProblem struct {
 	t       *testing.T
-	b       *Bounds
+	m       searchMap
 	f       func([]float64) float64
 	y       []float64
 	moved   int
@@ -580,8 +580,8 @@ type bdProblem struct {
 }
 
 func (p *bdProblem) Eval(x []float64) float64 {
-	p.b.Map(p.y, x)
-	if !p.b.Contains(p.y) {
+	p.m.apply(p.y, x)
+	if !p.m.bounds.Contains(p.y) {
 		p.outside++
 	}
 	for i := range x {
@@ -595,70 +595,98 @@ func (p *bdProblem) Eval(x []float64) float64 {
 
 // bdShiftedSphere returns sum (x_i - c_i)².
 func bdShiftedSphere(c []float64) func([]float64) float64 {
+	return bdScaledSphere(c, nil)
+}
+
+// bdScaledSphere returns sum ((x_i - c_i)/s_i)², with s_i = 1 when s is nil.
+func bdScaledSphere(c, s []float64) func([]float64) float64 {
 	return func(x []float64) float64 {
-		var s float64
+		var f float64
 		for i, v := range x {
-			s += float64((v - c[i]) * (v - c[i]))
+			r := v - c[i]
+			if s != nil {
+				r /= s[i]
+			}
+			f += float64(r * r)
 		}
-		return s
+		return f
 	}
 }
 
 // TestBoundsMinimizeEndsOnBoundary runs every strategy on a sphere centred
-// outside the box [-1, 2]^4 × [0, inf) (in three coordinates), through
-// the map, from the default start in the box: no evaluated point leaves the
-// box, and the best point ends on the boundary, at the projection of the
-// centre (to 1e-8 in the bounded coordinates), with the value of that
-// point.
+// outside a box, through the search map, configured as New will be with
+// bounds: x0 drawn in the box and started at its preimage, the default
+// sigma0 and, for a box of unequal widths (in units 1e6 apart, the sphere
+// scaled to match), the default stds as scales. No evaluated point leaves
+// the box, and the best point ends on the boundary, at the projection of
+// the centre (to 1e-8 of the width in the bounded coordinates), with the
+// value of that point.
 func TestBoundsMinimizeEndsOnBoundary(t *testing.T) {
-	d := 5
-	b := &Bounds{Lower: []float64{-1, -1, -1, -1, 0}, Upper: []float64{2, 2, 2, 2, inf}}
-	centre := []float64{3, -4, 0.5, 2.5, -1}
-	want := []float64{2, -1, 0.5, 2, 0}
-	for _, name := range Names() {
-		for seed := uint64(1); seed <= 3; seed++ {
-			key := rng.KeyFromSeed(seed)
-			x0 := make([]float64, d)
-			b.drawX0(x0, key, 3)
-			if err := b.Inverse(x0, x0); err != nil {
-				t.Fatal(err)
-			}
-			sigma0, stds := b.defaultScale(d)
-			if w := 3.0; sigma0 != 0.3*w || stds != nil {
-				t.Fatalf("default scale %v, %v; want 0.3 × 3 and nil", sigma0, stds)
-			}
-			s, err := New(name, Config{Dim: d, Seed: seed, X0: x0, Sigma0: sigma0})
-			if err != nil {
-				t.Fatal(err)
-			}
-			p := &bdProblem{t: t, b: b, f: bdShiftedSphere(centre), y: make([]float64, d)}
-			res, err := Minimize(context.Background(), p, s, Options{MaxEvals: 20000})
-			if err != nil {
-				t.Fatal(err)
-			}
-			best := make([]float64, d)
-			b.Map(best, res.X)
-			fWant := bdShiftedSphere(centre)(want)
-			if p.outside != 0 || p.moved == 0 {
-				t.Errorf("%s seed %d: %d points outside the box, %d moved by the map (want 0, some)", name, seed, p.outside, p.moved)
-			}
-			if got := bdShiftedSphere(centre)(best); got != res.F {
-				t.Errorf("%s seed %d: value of the mapped best point %v, reported %v", name, seed, got, res.F)
-			}
-			for i := range want {
-				// The interior coordinate is only as exact as the
-				// strategy's f-tolerance allows (1e-9 for hees: ~1e-5).
-				tol := 1e-8
-				if i == 2 {
-					tol = 1e-4
+	for _, c := range []struct {
+		name          string
+		b             *Bounds
+		centre, scale []float64
+		want          []float64
+		interior      int // the coordinate whose optimum is inside the box
+	}{
+		{
+			"equal widths", &Bounds{Lower: []float64{-1, -1, -1, -1, 0}, Upper: []float64{2, 2, 2, 2, inf}},
+			[]float64{3, -4, 0.5, 2.5, -1}, nil, []float64{2, -1, 0.5, 2, 0}, 2,
+		},
+		{
+			"unequal widths", &Bounds{Lower: []float64{0, -1000, 5, 0}, Upper: []float64{1e-3, 1000, 6, 1}},
+			[]float64{-1e-3, 3000, 5.5, 2}, []float64{1e-3, 2000, 1, 1}, []float64{0, 1000, 5.5, 1}, 2,
+		},
+	} {
+		d := len(c.centre)
+		f := bdScaledSphere(c.centre, c.scale)
+		fWant := f(c.want)
+		sigma0, stds := c.b.defaultScale(d)
+		m := searchMap{c.b, stds}
+		for _, name := range Names() {
+			for seed := uint64(1); seed <= 3; seed++ {
+				cfg := Config{Dim: d, Seed: seed, X0: make([]float64, d), Sigma0: sigma0}
+				if name == nameHEES14 && stds != nil {
+					// The analysed setting (no trust region) ends short of
+					// the corner on 4 of 30 seeds here (cond(C) or tolfun);
+					// the robust computeG reaches it on all 30.
+					cfg.Kappa, cfg.EtaA = 3, 0.5
 				}
-				if math.Abs(best[i]-want[i]) > tol {
-					t.Errorf("%s seed %d (%s after %d evaluations): best point %v, want %v", name, seed, res.Reason, res.Evals, best, want)
-					break
+				c.b.drawX0(cfg.X0, rng.KeyFromSeed(seed), 3)
+				if err := m.invert(cfg.X0, cfg.X0); err != nil {
+					t.Fatal(err)
 				}
-			}
-			if res.F-fWant > 1e-9 {
-				t.Errorf("%s seed %d: f = %v, want %v", name, seed, res.F, fWant)
+				p := &bdProblem{t: t, m: m, f: f, y: make([]float64, d)}
+				res, err := Minimize(context.Background(), p, stNew(t, name, cfg), Options{MaxEvals: 20000})
+				if err != nil {
+					t.Fatal(err)
+				}
+				best := make([]float64, d)
+				m.apply(best, res.X)
+				if p.outside != 0 || p.moved == 0 {
+					t.Errorf("%s, %s seed %d: %d points outside the box, %d moved by the map (want 0, some)", c.name, name, seed, p.outside, p.moved)
+				}
+				if got := f(best); got != res.F {
+					t.Errorf("%s, %s seed %d: value of the mapped best point %v, reported %v", c.name, name, seed, got, res.F)
+				}
+				for i := range c.want {
+					// The interior coordinate is only as exact as the
+					// strategy's f-tolerance allows (1e-9 for hees: ~1e-5).
+					tol := 1e-8
+					if i == c.interior {
+						tol = 1e-4
+					}
+					if w := c.b.Upper[i] - c.b.Lower[i]; !math.IsInf(w, 1) {
+						tol *= w
+					}
+					if math.Abs(best[i]-c.want[i]) > tol {
+						t.Errorf("%s, %s seed %d (%s after %d evaluations): best point %v, want %v", c.name, name, seed, res.Reason, res.Evals, best, c.want)
+						break
+					}
+				}
+				if res.F-fWant > 1e-9 {
+					t.Errorf("%s, %s seed %d: f = %v, want %v", c.name, name, seed, res.F, fWant)
+				}
 			}
 		}
 	}
@@ -674,7 +702,7 @@ func TestBoundsNeverActive(t *testing.T) {
 	for _, name := range Names() {
 		cfg := Config{Dim: d, Seed: 7, X0: []float64{1.5, -1.5, 1, 0.5}, Sigma0: 0.3}
 		opt := Options{MaxEvals: 3000}
-		p := &bdProblem{t: t, b: b, f: bdShiftedSphere(centre), y: make([]float64, d)}
+		p := &bdProblem{t: t, m: searchMap{bounds: b}, f: bdShiftedSphere(centre), y: make([]float64, d)}
 		bounded, err := Minimize(context.Background(), p, stNew(t, name, cfg), opt)
 		if err != nil {
 			t.Fatal(err)
@@ -741,5 +769,58 @@ func BenchmarkBoundsMap(b *testing.B) {
 	y := make([]float64, len(x))
 	for b.Loop() {
 		bd.Map(y, x)
+	}
+}
+
+// TestSearchMap checks the map with per-coordinate scales: y_i =
+// T_i(s_i x_i), invert is its right inverse on the box, and without scales
+// it is Bounds.Map bit for bit.
+func TestSearchMap(t *testing.T) {
+	b := &Bounds{Lower: []float64{0, -1000, 5}, Upper: []float64{1e-3, 1000, inf}}
+	stds := []float64{1e-3, 500, 2}
+	m := searchMap{b, stds}
+	x := []float64{0.4, 1.5, 3}
+	y := make([]float64, 3)
+	m.apply(y, x)
+	want := []float64{4e-4, 750, 6}
+	for i := range want {
+		if math.Abs(y[i]-want[i]) > 1e-15*math.Abs(want[i]) {
+			t.Errorf("apply(%v)[%d] = %v, want %v", x, i, y[i], want[i])
+		}
+	}
+	for _, p := range [][]float64{{2, -3, 1}, {0.5, 1.99, 2.6}, {-7, 0, 100}} {
+		m.apply(y, p)
+		if !b.Contains(y) {
+			t.Errorf("apply(%v) = %v, outside the box", p, y)
+		}
+		back := make([]float64, 3)
+		if err := m.invert(back, y); err != nil {
+			t.Fatal(err)
+		}
+		y2 := make([]float64, 3)
+		m.apply(y2, back)
+		for i := range y {
+			if math.Abs(y2[i]-y[i]) > 1e-12*math.Max(math.Abs(y[i]), b.Upper[i]-b.Lower[i]) {
+				t.Errorf("apply(invert(%v)) = %v", y, y2)
+				break
+			}
+		}
+	}
+	if err := m.invert(y, []float64{-1, 0, 6}); err == nil {
+		t.Error("invert of a point outside the box: no error")
+	}
+	plain := searchMap{bounds: b}
+	z := []float64{-3e-4, 1200, 4.9}
+	m1, m2 := make([]float64, 3), make([]float64, 3)
+	plain.apply(m1, z)
+	b.Map(m2, z)
+	if fmt.Sprint(m1) != fmt.Sprint(m2) {
+		t.Errorf("without scales: %v, Bounds.Map gives %v", m1, m2)
+	}
+	if err := checkStds([]float64{1, 2}, 3); err == nil || !strings.Contains(err.Error(), "Config.Stds has length 2") {
+		t.Errorf("checkStds with the wrong length: %v", err)
+	}
+	if a := testing.AllocsPerRun(100, func() { m.apply(y, x) }); a != 0 {
+		t.Errorf("apply: %v allocations, want 0", a)
 	}
 }
