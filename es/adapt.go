@@ -10,7 +10,7 @@ import (
 )
 
 // detTol is the bound on |log|det A|| beyond which A is rescaled to unit
-// determinant (ALGORITHMS.md Section 13 item 5).
+// determinant (docs/ALGORITHMS.md Section 13 item 5).
 const detTol = 1e-8
 
 // adaptation is the HE-ES's search directions and matrix adaptation, shared
@@ -55,13 +55,13 @@ func (ad *adaptation) setup(k, d int, kappa, etaA float64) {
 // Algorithm 4 line 4) and computes A u_k, one matrix-vector product per
 // direction, shared by the two mirrored candidates.
 //
-// The directions are Algorithm 2 (ALGORITHMS.md Section 2): vector k is
+// The directions are Algorithm 2 (docs/ALGORITHMS.md Section 2): vector k is
 // N(0, I_d) from the sub-stream (purposeSample, gen, k); the vectors of
 // block j (numbers j·d .. j·d+d-1, block-major as in the reference code)
 // are orthogonalised among themselves by Gram-Schmidt in order, keeping
 // their original lengths. Gram-Schmidt on the first vectors of a block does
 // not depend on the later ones, so the unused vectors of the last block are
-// never drawn (ALGORITHMS.md Section 1, index typos). The cost is
+// never drawn (docs/ALGORITHMS.md Section 1, index typos). The cost is
 // O(d k min(k, d)) for the directions and O(k d^2) for the products.
 func (ad *adaptation) sample(key rng.Key, gen int, a *linalg.Dense) error {
 	k, d := ad.u.Dims()
@@ -139,7 +139,7 @@ func (ad *adaptation) adapt(c *core, fm float64, fpm []float64) {
 		}
 		// Algorithm 3 line 3, h = (f(x^+) + f(x^-) - 2 f(m)) / (sigma^2 |b|^2);
 		// the factor sigma^2 cancels in line 8 and is left out, as in the
-		// reference code (ALGORITHMS.md Section 3 step 1).
+		// reference code (docs/ALGORITHMS.md Section 3 step 1).
 		n := ad.norms[k]
 		ad.h[k] = (fp + fn - 2*fm) / float64(n*n)
 	}
@@ -173,7 +173,7 @@ func (ad *adaptation) adapt(c *core, fm float64, fpm []float64) {
 	}
 }
 
-// computeG is Algorithm 3 (ALGORITHMS.md Section 3) for the curvature
+// computeG is Algorithm 3 (docs/ALGORITHMS.md Section 3) for the curvature
 // estimates h (NaN marks a pair without an estimate, which gets factor 1
 // and is left out of the mean of q, Section 13 item 8). It writes
 // alpha_k = (exp(q_k) - 1)/B, the coefficients of G - I, returns

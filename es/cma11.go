@@ -10,7 +10,7 @@ import (
 
 // cma11 is the (1+1)-CMA-ES of Suttorp, Hansen & Igel (2009, Algorithm 2),
 // the variant with an evolution path that maintains A and A^{-1}
-// (ALGORITHMS.md Section 7 and Section 13 item 4). Generation 0 asks the
+// (docs/ALGORITHMS.md Section 7 and Section 13 item 4). Generation 0 asks the
 // initial mean alone; later generations ask one offspring m + sigma A z.
 type cma11 struct {
 	core
@@ -26,7 +26,7 @@ type cma11 struct {
 
 // cmaParams are the constants of the (1+1)-CMA-ES with lambda = 1
 // (Igel, Suttorp & Hansen 2006; Suttorp, Hansen & Igel 2009;
-// ALGORITHMS.md Section 7).
+// docs/ALGORITHMS.md Section 7).
 type cmaParams struct {
 	damping float64 // d = 1 + n/2, the step-size damping
 	pTarget float64 // target success probability 2/11
@@ -146,7 +146,7 @@ func (c *cma11) Tell(f []float64) error {
 }
 
 // updateCovariance is the 2009 update of A and A^{-1} after a success,
-// equivalent to C <- alpha C + beta p_c p_c^T for C = A A^T (ALGORITHMS.md
+// equivalent to C <- alpha C + beta p_c p_c^T for C = A A^T (docs/ALGORITHMS.md
 // Section 7).
 func (c *cma11) updateCovariance() {
 	p := &c.p

@@ -10,7 +10,7 @@ import (
 )
 
 // Termination limits of cmaes that have no counterpart in the other
-// strategies (pycma's defaults, ALGORITHMS.md Section 8). tolconditioncov
+// strategies (pycma's defaults, docs/ALGORITHMS.md Section 8). tolconditioncov
 // (condMax), tolupsigma (sigmaGrowthMax) and noeffectaxis (noEffectStep)
 // are shared with es/stop.go.
 const (
@@ -553,7 +553,7 @@ func (c *cmaes) decompose() bool {
 }
 
 // checkStop returns the first criterion that fires after a generation with
-// values f (ALGORITHMS.md Section 8, pycma's defaults, and Section 13 item
+// values f (docs/ALGORITHMS.md Section 8, pycma's defaults, and Section 13 item
 // 8), or "". decomposed is false when the decomposition of this generation
 // failed.
 func (c *cmaes) checkStop(f []float64, decomposed bool) Reason {

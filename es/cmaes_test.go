@@ -497,7 +497,7 @@ func noise(x []float64) float64 {
 	return 1 + float64(h>>11)/(1<<53)
 }
 
-// TestCMAESStopCriteria makes each criterion of ALGORITHMS.md Section 8
+// TestCMAESStopCriteria makes each criterion of docs/ALGORITHMS.md Section 8
 // fire on a constructed case, with the generation at which it must fire
 // where the construction fixes it.
 func TestCMAESStopCriteria(t *testing.T) {

@@ -25,7 +25,7 @@ type Config struct {
 	// (Seed, purpose, generation, index).
 	Seed uint64
 	// Sigma0 is the initial step size; 0 means 2 (the reference code's
-	// default, ALGORITHMS.md Section 4). Sigma0 times the largest entry of
+	// default, docs/ALGORITHMS.md Section 4). Sigma0 times the largest entry of
 	// A0 (1 without A0) must be at most 1e150: beyond it the candidates'
 	// squares overflow, and a run would only see +Inf.
 	Sigma0 float64
@@ -33,20 +33,20 @@ type Config struct {
 	// [-Box, Box]^Dim with the seed.
 	X0 []float64
 	// Box is the half-width of the box for a drawn X0; 0 means 3
-	// (ALGORITHMS.md Section 4, the reference code's fmin).
+	// (docs/ALGORITHMS.md Section 4, the reference code's fmin).
 	Box float64
 	// Pairs is the number of mirrored pairs lambda~ of the full HE-ES; 0
-	// means floor(2 + 1.5 ln d) (ALGORITHMS.md Section 4). IPOP doubles it.
+	// means floor(2 + 1.5 ln d) (docs/ALGORITHMS.md Section 4). IPOP doubles it.
 	// The other strategies have a fixed population and require 0.
 	Pairs int
 	// Lambda is the population size lambda of the (mu/mu_w, lambda)-CMA-ES
-	// (cmaes), at least 2; 0 means 4 + floor(3 ln d) (ALGORITHMS.md Section
+	// (cmaes), at least 2; 0 means 4 + floor(3 ln d) (docs/ALGORITHMS.md Section
 	// 8, Hansen's tutorial eq. (48)). IPOP doubles it. The other strategies
 	// require 0 (hees sets its population with Pairs).
 	Lambda int
 	// A0 is the initial transformation A (sampling covariance
 	// sigma^2 A A^T), a Dim×Dim invertible matrix that New copies. Nil means
-	// the identity (ALGORITHMS.md Section 13 item 1). ALGORITHMS.md Section
+	// the identity (docs/ALGORITHMS.md Section 13 item 1). docs/ALGORITHMS.md Section
 	// 13 item 7 (the setting of the paper's Figure 2) starts from a given A0.
 	// The (1+1)-ES has no transformation and requires nil.
 	A0 *linalg.Dense
@@ -54,35 +54,35 @@ type Config struct {
 	// Kappa is the trust-region ratio kappa of computeG (Algorithm 3): the
 	// curvature estimates are raised to at least max(h)/kappa. It must be at
 	// least 1; +Inf switches the trust region off. 0 means 3 for hees (the
-	// reference code's "maxupdate", ALGORITHMS.md Section 3) and +Inf for
-	// hees14 (the analysed setting, ALGORITHMS.md Section 13 item 2, where A
+	// reference code's "maxupdate", docs/ALGORITHMS.md Section 3) and +Inf for
+	// hees14 (the analysed setting, docs/ALGORITHMS.md Section 13 item 2, where A
 	// stays unchanged when a curvature estimate is not positive). Only for
 	// hees and hees14.
 	Kappa float64
 	// EtaA is the learning rate eta_A of computeG (Algorithm 3), positive.
-	// 0 means 0.5 for hees (the reference code's lr, ALGORITHMS.md Section
+	// 0 means 0.5 for hees (the reference code's lr, docs/ALGORITHMS.md Section
 	// 3) and 1 for hees14 (the analysed setting, Section 13 item 2). Only for
 	// hees and hees14.
 	EtaA float64
 	// CS is the cumulation constant c_s of the full HE-ES's step-size
 	// adaptation, in (0, 1]. 0 means (mu_eff^mirr + 2)/(d + mu_eff^mirr + 3)
-	// (ALGORITHMS.md Section 4, reference code). Only for hees.
+	// (docs/ALGORITHMS.md Section 4, reference code). Only for hees.
 	CS float64
 	// DS is the damping d_s of the full HE-ES's step-size adaptation,
 	// positive. 0 means 1 + c_s + 2 max(0, sqrt((mu_eff - 1)/(d + 1)) - 1)
-	// (ALGORITHMS.md Section 4, reference code). Only for hees.
+	// (docs/ALGORITHMS.md Section 4, reference code). Only for hees.
 	DS float64
 	// CSigma is the success factor c_sigma > 1 of the 1/5 rule of es11 and
 	// hees14 (Algorithm 4): a success multiplies sigma by c_sigma, a failure
-	// by c_sigma^(-1/4). 0 means exp(0.8/sqrt(d + 1)) (ALGORITHMS.md Section
+	// by c_sigma^(-1/4). 0 means exp(0.8/sqrt(d + 1)) (docs/ALGORITHMS.md Section
 	// 13 item 3). Only for es11 and hees14.
 	CSigma float64
 	// TolFun is the f-spread below which a strategy stops with ReasonTolFun.
 	// For hees it is compared with the standard deviation (population form,
 	// divided by n) of the 2 lambda~ offspring values of a generation (0
 	// means 1e-9, the reference code's
-	// IPOP restart rule, ALGORITHMS.md Section 4.1). For the elitist
-	// strategies (0 means 1e-11, pycma's tolfun, ALGORITHMS.md Section 8)
+	// IPOP restart rule, docs/ALGORITHMS.md Section 4.1). For the elitist
+	// strategies (0 means 1e-11, pycma's tolfun, docs/ALGORITHMS.md Section 8)
 	// the run stops when the parent's value, the best so far, has moved by
 	// less than TolFun over the last 10 + ceil(30 d/lambda) generations,
 	// the length of pycma's best-value history. For cmaes it is pycma's tolfun: both max - min of the
@@ -183,7 +183,7 @@ func resolve(name string, cfg Config) (Config, error) {
 		}
 	} else {
 		if cfg.Kappa == 0 {
-			cfg.Kappa = 3 // reference code, ALGORITHMS.md Sec. 3
+			cfg.Kappa = 3 // reference code, docs/ALGORITHMS.md Sec. 3
 			if name == nameHEES14 {
 				cfg.Kappa = math.Inf(1) // analysed setting, Sec. 13 item 2
 			}
@@ -192,7 +192,7 @@ func resolve(name string, cfg Config) (Config, error) {
 			return cfg, fmt.Errorf("es: Config.Kappa = %v: must be at least 1 (+Inf switches the trust region off)", cfg.Kappa)
 		}
 		if cfg.EtaA == 0 {
-			cfg.EtaA = 0.5 // reference code, ALGORITHMS.md Sec. 3
+			cfg.EtaA = 0.5 // reference code, docs/ALGORITHMS.md Sec. 3
 			if name == nameHEES14 {
 				cfg.EtaA = 1 // analysed setting, Sec. 13 item 2
 			}
@@ -211,7 +211,7 @@ func resolve(name string, cfg Config) (Config, error) {
 		}
 	} else {
 		// The constants of Algorithm 1's CSA follow from the weights
-		// (ALGORITHMS.md Section 4, reference code).
+		// (docs/ALGORITHMS.md Section 4, reference code).
 		_, muEff, muEffMirr := heesWeights(cfg.Pairs)
 		if cfg.CS == 0 {
 			// c_s = (mu_eff^mirr + 2) / (d + mu_eff^mirr + 3).
@@ -245,7 +245,7 @@ func resolve(name string, cfg Config) (Config, error) {
 		return cfg, fmt.Errorf("es: Config.TolFun is NaN (use a negative value to switch it off)")
 	}
 	if cfg.TolFun == 0 {
-		cfg.TolFun = 1e-11 // pycma's tolfun, ALGORITHMS.md Sec. 8
+		cfg.TolFun = 1e-11 // pycma's tolfun, docs/ALGORITHMS.md Sec. 8
 		if name == nameHEES {
 			cfg.TolFun = 1e-9 // reference code's restart rule, Sec. 4.1
 		}
@@ -288,20 +288,20 @@ func checkA0(a0 *linalg.Dense, d int) error {
 	return nil
 }
 
-// defaultPairs is lambda~ = floor(2 + 1.5 ln d) (ALGORITHMS.md Section 4,
+// defaultPairs is lambda~ = floor(2 + 1.5 ln d) (docs/ALGORITHMS.md Section 4,
 // reference code S1).
 func defaultPairs(d int) int {
 	return int(math.Floor(2 + float64(1.5*xmath.Log(float64(d)))))
 }
 
 // defaultLambda is lambda = 4 + floor(3 ln n) (tutorial eq. (48),
-// ALGORITHMS.md Section 8).
+// docs/ALGORITHMS.md Section 8).
 func defaultLambda(d int) int {
 	return 4 + int(math.Floor(float64(3*xmath.Log(float64(d)))))
 }
 
 // defaultCSigma is the success factor of the 1/5 rule, c_sigma =
-// exp(0.8 / sqrt(d + 1)) (ALGORITHMS.md Section 13 item 3, after Hansen,
+// exp(0.8 / sqrt(d + 1)) (docs/ALGORITHMS.md Section 13 item 3, after Hansen,
 // Arnold & Auger 2015); a failure multiplies sigma by c_sigma^(-1/4).
 func defaultCSigma(d int) float64 {
 	return xmath.Exp(0.8 / math.Sqrt(float64(d+1)))

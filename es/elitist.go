@@ -72,7 +72,7 @@ func (c *core) finishElitist(f []float64) {
 // for long enough: the parent's value, which is an elitist strategy's best
 // value, has moved by less than TolFun over the last 10 + ceil(30 d/lambda)
 // generations (the length of pycma's best-value history for tolfun and
-// tolfunhist, ALGORITHMS.md Section 8). The spread of one generation is not
+// tolfunhist, docs/ALGORITHMS.md Section 8). The spread of one generation is not
 // enough on its own: an elitist strategy often fails several times in a row
 // while sigma is adapting, and its offspring do not sample the population.
 func (c *core) noProgress(lambda int) bool {

@@ -33,7 +33,7 @@
 // processes. An objective that can fail or take long implements
 // ProblemContext: its errors stop the run, and its evaluations are
 // canceled when the run stops. NewIPOP wraps a strategy with IPOP restarts
-// (ALGORITHMS.md Section 4.1), NewBIPOP cmaes or hees with BIPOP restarts
+// (docs/ALGORITHMS.md Section 4.1), NewBIPOP cmaes or hees with BIPOP restarts
 // (docs/ALGORITHMS.md Section 8). A Trace records one row per generation,
 // with the condition and normalised trace of C = A A^T (and of A^T H A when
 // the Hessian is known) every Trace.Interval generations.
@@ -129,7 +129,7 @@ const (
 	// Adding a step along a principal axis no longer changes the mean.
 	ReasonNoEffectAxis Reason = "no effect axis"
 	// Too many generations in a row gave no finite objective value
-	// (ALGORITHMS.md Section 13 item 8).
+	// (docs/ALGORITHMS.md Section 13 item 8).
 	ReasonNotFinite Reason = "objective not finite"
 	// The objective returned -Inf, which no point can improve on.
 	ReasonMinusInf Reason = "objective -Inf"

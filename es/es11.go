@@ -7,7 +7,7 @@ import (
 	"github.com/hees-dev/hees/rng"
 )
 
-// es11 is the (1+1)-ES with the 1/5 success rule (ALGORITHMS.md Section 6):
+// es11 is the (1+1)-ES with the 1/5 success rule (docs/ALGORITHMS.md Section 6):
 // Algorithm 4 without the matrix update, with A = I and one offspring
 // x = m + sigma z. Generation 0 asks the initial mean alone.
 type es11 struct {

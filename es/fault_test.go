@@ -1,10 +1,10 @@
 package es
 
-// Fault injection (issue 7 item 3): every strategy of Names() and the full
+// Fault injection (RELIABILITY.md, The objective): every strategy of Names() and the full
 // HE-ES under IPOP restarts is run by Minimize, with 1 and 4 workers, on
 // objectives that return NaN or +Inf at random, return -Inf once, panic,
 // block until the run is canceled or its time limit passes, or never return
-// a number. Each test checks the documented behaviour (ALGORITHMS.md
+// a number. Each test checks the documented behaviour (docs/ALGORITHMS.md
 // Section 13 item 8 and the doc comments of Minimize, Options and Result):
 // the Reason and the error, that Result.X and Result.F are the best value
 // the objective really returned (and f(Result.X) == Result.F), that
@@ -322,7 +322,7 @@ func faultRandomNonFinite(f func([]float64) float64, seed uint64) func([]float64
 
 // TestFaultRandomNonFinite: an objective that returns NaN or +Inf at
 // about one point in five does not stop or derail any strategy (NaN and
-// +Inf rank last, ALGORITHMS.md Section 13 item 8): every candidate stays
+// +Inf rank last, docs/ALGORITHMS.md Section 13 item 8): every candidate stays
 // finite, the run spends its budget or stops by its own criterion, the
 // best point is the best finite value returned, every call is counted, and
 // the result does not depend on the number of workers.
@@ -752,12 +752,12 @@ func TestFaultBlockTimeLimit(t *testing.T) {
 }
 
 // faultNotFiniteGenerations is the number of generations in a row without
-// a finite value after which a run stops (ALGORITHMS.md Section 13 item 8).
+// a finite value after which a run stops (docs/ALGORITHMS.md Section 13 item 8).
 const faultNotFiniteGenerations = 10
 
 // TestFaultAllNaN: an objective that never returns a number (NaN, or +Inf,
 // everywhere) stops every strategy with ReasonNotFinite after 10
-// generations in a row (ALGORITHMS.md Section 13 item 8),
+// generations in a row (docs/ALGORITHMS.md Section 13 item 8),
 // without an error, without a best point (X nil, F +Inf), with every call
 // counted and the same result for 1 and 4 workers. The rejected
 // generations leave the mean and, for the full HE-ES, A in place and halve

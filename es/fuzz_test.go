@@ -1,6 +1,6 @@
 package es
 
-// Fuzzing of state decoding (issue 7 item 4). FuzzLoad feeds arbitrary
+// Fuzzing of state decoding (RELIABILITY.md, Saved state). FuzzLoad feeds arbitrary
 // bytes to Load, both as they are and with their checksum made valid, so
 // that the mutations reach the decoding of the body and do not all stop at
 // the checksum. The seed corpus in testdata/fuzz/FuzzLoad holds real states

@@ -8,7 +8,7 @@ import (
 )
 
 // hees is the full non-elitist HE-ES with mirrored sampling (Algorithm 1,
-// ALGORITHMS.md Section 4). A generation asks 2 lambda~ + 1 rows: row 0 is
+// docs/ALGORITHMS.md Section 4). A generation asks 2 lambda~ + 1 rows: row 0 is
 // the current mean m_t, whose value computeG of this generation needs
 // (the reference code evaluates every new mean), and rows 2k+1, 2k+2 are
 // the mirrored pair x_k^+, x_k^-. The search directions, the candidates
@@ -19,7 +19,7 @@ type hees struct {
 
 	// The parameters of line 2: lambda~, c_s and d_s (Config.Pairs, CS and
 	// DS, whose defaults resolve derives), and the weights w with the
-	// constants that follow from them (ALGORITHMS.md Section 4).
+	// constants that follow from them (docs/ALGORITHMS.md Section 4).
 	pairs int // lambda~, the number of mirrored pairs
 	// weights[r] is the recombination weight of the offspring of rank r
 	// (0 = best) among the 2 lambda~ offspring; they sum to 1.
@@ -40,7 +40,7 @@ type hees struct {
 }
 
 // heesWeights returns the weights w of the 2 lambda~ offspring of the full
-// HE-ES, mu_eff and mu_eff^mirr (ALGORITHMS.md Section 4, reference code
+// HE-ES, mu_eff and mu_eff^mirr (docs/ALGORITHMS.md Section 4, reference code
 // S1): w'_k = ln(lambda~ + 1/2) - ln(min(k, lambda~ + 1/2)) for the ranks
 // k = 1..2 lambda~, normalised to sum 1, and
 // mu_eff^mirr = 1 / (1/mu_eff - (1 - 1/mu_eff) / (2 lambda~ - 1)) (S1
@@ -194,7 +194,7 @@ func (h *hees) Tell(f []float64) error {
 	case h.nonFinite >= nonFiniteMax:
 		h.stop = ReasonNotFinite
 	case h.cfg.TolFun > 0 && stdDev(off) < h.cfg.TolFun:
-		// The reference code's restart rule (ALGORITHMS.md Section 4.1).
+		// The reference code's restart rule (docs/ALGORITHMS.md Section 4.1).
 		h.stop = ReasonTolFun
 	default:
 		if r := h.checkSigma(); r != "" {

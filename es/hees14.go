@@ -6,7 +6,7 @@ import (
 	"github.com/hees-dev/hees/linalg"
 )
 
-// hees14 is the (1+4)-HE-ES (Algorithm 4, ALGORITHMS.md Section 5). Its
+// hees14 is the (1+4)-HE-ES (Algorithm 4, docs/ALGORITHMS.md Section 5). Its
 // generation 0 asks the initial mean alone; every later generation asks the
 // two mirrored pairs x_1^+, x_1^-, x_2^+, x_2^- (rows 0-3) along two
 // orthogonal directions. The four values adapt A; x_1^+ alone drives the

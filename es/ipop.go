@@ -13,7 +13,7 @@ import (
 type IPOPConfig struct {
 	// MaxRestarts is the largest number of restarts; 0 means no limit
 	// (the run then ends by the driver's budget, target or time, as in the
-	// reference code's fmin, ALGORITHMS.md Section 4.1).
+	// reference code's fmin, docs/ALGORITHMS.md Section 4.1).
 	MaxRestarts int
 }
 
@@ -28,7 +28,7 @@ const maxPopulation = 1 << 20
 const purposeRestart rng.Purpose = 0x1905
 
 // IPOP runs a strategy with restarts and an increasing population (Auger &
-// Hansen 2005; for HE-ES as in the reference code's fmin, ALGORITHMS.md
+// Hansen 2005; for HE-ES as in the reference code's fmin, docs/ALGORITHMS.md
 // Section 4.1). It is itself a Strategy: its Evals, Generation and Best span
 // all runs, so the driver's budget is shared across restarts.
 //
@@ -129,7 +129,7 @@ func (w *IPOP) runConfig(r int) (Config, bool) {
 		if r >= 31 || w.population0 > maxPopulation>>r {
 			return c, false
 		}
-		// IPOP: the population doubles at each restart (ALGORITHMS.md
+		// IPOP: the population doubles at each restart (docs/ALGORITHMS.md
 		// Section 4.1 for hees, Section 8 for the CMA-ES).
 		if w.name == nameHEES {
 			c.Pairs = w.population0 << r

@@ -20,7 +20,7 @@ type Problem interface {
 	// Eval returns f(x). With Options.Workers > 1, Minimize calls Eval from
 	// several goroutines at once, so it must then be safe for concurrent
 	// use. Eval must neither keep nor change x. It may return NaN or ±Inf:
-	// NaN and +Inf rank worst (ALGORITHMS.md Section 13 item 8) and -Inf
+	// NaN and +Inf rank worst (docs/ALGORITHMS.md Section 13 item 8) and -Inf
 	// stops the run.
 	Eval(x []float64) float64
 }
@@ -109,7 +109,7 @@ type Options struct {
 	Trace *Trace
 	// Hessian is the Hessian H of the objective when it is known (a
 	// quadratic); the trace then also reports cond and normalised trace of
-	// A^T H A (ALGORITHMS.md Section 13 item 6). It must be Dim x Dim. Nil
+	// A^T H A (docs/ALGORITHMS.md Section 13 item 6). It must be Dim x Dim. Nil
 	// means unknown. Only the trace uses it.
 	Hessian *linalg.Dense
 }
@@ -370,7 +370,7 @@ func haltReason(parent context.Context) Reason {
 }
 
 // meanValue returns f(m_t) when row 0 of the generation is the mean m_t
-// itself (the full HE-ES evaluates its mean every generation, ALGORITHMS.md
+// itself (the full HE-ES evaluates its mean every generation, docs/ALGORITHMS.md
 // Section 4 step 4; the elitist strategies ask their initial mean alone in
 // generation 0).
 func meanValue(mean []float64, pop *linalg.Dense, f []float64) (float64, bool) {

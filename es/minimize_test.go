@@ -511,7 +511,7 @@ func TestMinimizeAllocatesNothingPerGeneration(t *testing.T) {
 
 // TestMinimizeNotFiniteStopsHEES passes NaN and +Inf on to the full HE-ES,
 // which stops after 10 generations in a row without a finite value
-// (ALGORITHMS.md Section 13 item 8).
+// (docs/ALGORITHMS.md Section 13 item 8).
 func TestMinimizeNotFiniteStopsHEES(t *testing.T) {
 	s, err := New("hees", Config{Dim: 3, Seed: 1})
 	if err != nil {

@@ -1,6 +1,6 @@
 package es
 
-// The paper's results (Glasmachers & Krause, ALGORITHMS.md Section 11) and
+// The paper's results (Glasmachers & Krause, docs/ALGORITHMS.md Section 11) and
 // the agreement with the authors' reference implementation of the full
 // HE-ES, as tests with fixed seeds.
 
@@ -224,7 +224,7 @@ func condWhitened(t testing.TB, h, a *linalg.Dense) float64 {
 // TestCovarianceConvergence checks the convergence theorem on the
 // ellipsoid with condition 1e6 in d = 10 (m0 = 1, sigma0 = 1): cond(A^T H A)
 // < 1.01 within 2000 iterations for 10 of 10 seeds, and it reaches
-// 1 + 1e-8 later (ALGORITHMS.md Section 11 items 2 and 5).
+// 1 + 1e-8 later (docs/ALGORITHMS.md Section 11 items 2 and 5).
 func TestCovarianceConvergence(t *testing.T) {
 	const d = 10
 	h := linalg.NewDense(d, d, nil)
@@ -297,7 +297,7 @@ func median(v []float64) float64 {
 }
 
 // TestRateIndependentOfConditioning checks the main theorem's consequence
-// (ALGORITHMS.md Section 11 item 4): after adaptation, the median slope of
+// (docs/ALGORITHMS.md Section 11 item 4): after adaptation, the median slope of
 // ln f per evaluation of hees14 on the ellipsoid with condition 1e6 is
 // within 15% of its slope on the sphere (d = 10).
 func TestRateIndependentOfConditioning(t *testing.T) {

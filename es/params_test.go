@@ -6,7 +6,7 @@ import (
 )
 
 // TestHEESParams checks the full HE-ES constants against the table of
-// ALGORITHMS.md Section 4 (values printed to 5 decimals, so 1e-5).
+// docs/ALGORITHMS.md Section 4 (values printed to 5 decimals, so 1e-5).
 func TestHEESParams(t *testing.T) {
 	table := []struct {
 		d, pairs, blocks, evals           int
@@ -94,7 +94,7 @@ func TestHEESParamsPairs(t *testing.T) {
 	}
 }
 
-// TestOneFifthParams checks c_sigma = exp(0.8/sqrt(d+1)) (ALGORITHMS.md
+// TestOneFifthParams checks c_sigma = exp(0.8/sqrt(d+1)) (docs/ALGORITHMS.md
 // Section 13 item 3) and the failure factor c_sigma^(-1/4).
 func TestOneFifthParams(t *testing.T) {
 	want := map[int]float64{
@@ -125,7 +125,7 @@ func TestOneFifthParams(t *testing.T) {
 }
 
 // TestCMAParams checks the (1+1)-CMA-ES constants for lambda = 1
-// (ALGORITHMS.md Section 7): d = 1 + n/2, p_target = 2/11, c_p = 1/12,
+// (docs/ALGORITHMS.md Section 7): d = 1 + n/2, p_target = 2/11, c_p = 1/12,
 // c_c = 2/(n+2), c_cov = 2/(n^2+6), p_thresh = 0.44.
 func TestCMAParams(t *testing.T) {
 	table := []struct {

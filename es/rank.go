@@ -8,7 +8,7 @@ import (
 )
 
 // worstValue reports whether v ranks last: NaN and +Inf are the worst
-// objective values (ALGORITHMS.md Section 13 item 8).
+// objective values (docs/ALGORITHMS.md Section 13 item 8).
 func worstValue(v float64) bool { return v != v || math.IsInf(v, 1) }
 
 // compareValues is the total order of objective values used for ranking
@@ -54,7 +54,7 @@ func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
 // logWeights sets the CMA-style log weights: w[k-1] = top - ln k for the
 // ranks k = 1..n and 0 for the rest of w, normalised to sum 1, and returns
-// mu_eff = 1 / sum w_k^2 (ALGORITHMS.md Sections 4 and 8; top is
+// mu_eff = 1 / sum w_k^2 (docs/ALGORITHMS.md Sections 4 and 8; top is
 // ln(lambda~ + 1/2) for HE-ES and ln((lambda + 1)/2) for CMA-ES).
 func logWeights(w []float64, n int, top float64) float64 {
 	var sum float64
@@ -72,7 +72,7 @@ func logWeights(w []float64, n int, top float64) float64 {
 }
 
 // chiD is chi_d = sqrt(d) (1 - 1/(4d) + 1/(21 d^2)), the usual approximation
-// of E|N(0, I_d)| (ALGORITHMS.md Section 4).
+// of E|N(0, I_d)| (docs/ALGORITHMS.md Section 4).
 func chiD(d int) float64 {
 	n := float64(d)
 	return float64(math.Sqrt(n) * (1 - 1/(4*n) + 1/float64(21*n*n)))

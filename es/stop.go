@@ -6,7 +6,7 @@ import (
 	"github.com/hees-dev/hees/linalg"
 )
 
-// Limits of the internal stop criteria (ALGORITHMS.md Section 8, pycma's
+// Limits of the internal stop criteria (docs/ALGORITHMS.md Section 8, pycma's
 // defaults, and Section 13 item 8).
 const (
 	// sigmaMin: below it sigma is treated as vanished.
@@ -21,7 +21,7 @@ const (
 	// condMax is pycma's tolconditioncov: cond(C) above it stops.
 	condMax = 1e14
 	// nonFiniteMax is the number of generations in a row without a finite
-	// value after which a run stops (ALGORITHMS.md Section 13 item 8).
+	// value after which a run stops (docs/ALGORITHMS.md Section 13 item 8).
 	nonFiniteMax = 10
 	// checkEvals is the number of evaluations per dimension between two
 	// checks of the stop criteria that need A: they run every

@@ -340,7 +340,7 @@ func TestDirectionLengths(t *testing.T) {
 
 // TestComputeGClosedForm checks computeG in the analysed setting (eta_A =
 // 1, no trust region) against the corrected closed form gamma_1 =
-// (h2/h1)^(1/4), gamma_2 = (h1/h2)^(1/4) (ALGORITHMS.md Section 1), and the
+// (h2/h1)^(1/4), gamma_2 = (h1/h2)^(1/4) (docs/ALGORITHMS.md Section 1), and the
 // trust region's bounds on each factor.
 func TestComputeGClosedForm(t *testing.T) {
 	alpha := make([]float64, 2)
@@ -614,7 +614,7 @@ func ExampleNew() {
 }
 
 // TestCMA11Update checks the (1+1)-CMA-ES factor updates: after a success
-// C' = A'A'^T equals alpha C + beta p_c p_c^T (ALGORITHMS.md Section 7),
+// C' = A'A'^T equals alpha C + beta p_c p_c^T (docs/ALGORITHMS.md Section 7),
 // and the maintained inverse stays the inverse of A.
 func TestCMA11Update(t *testing.T) {
 	const d = 6

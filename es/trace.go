@@ -34,14 +34,14 @@ type Trace struct {
 }
 
 // TraceRow is the state after one generation. The matrix columns use
-// A = Transform() and C = A A^T (ALGORITHMS.md Section 13 item 6).
+// A = Transform() and C = A A^T (docs/ALGORITHMS.md Section 13 item 6).
 type TraceRow struct {
 	// Generation and Evals are the strategy's counts after the generation;
 	// Restarts its restart count (IPOP), 0 otherwise.
 	Generation, Evals, Restarts int
 	// FMean is f(m_t) of the generation's mean when the generation
 	// evaluated the mean itself as its first candidate (every generation
-	// of the full HE-ES, ALGORITHMS.md Section 4 step 4; generation 0 of
+	// of the full HE-ES, docs/ALGORITHMS.md Section 4 step 4; generation 0 of
 	// the elitist strategies, whose f(m) is otherwise FBest). MeanKnown
 	// says whether it is set.
 	FMean     float64

@@ -181,7 +181,7 @@ func TestTraceWriteCSV(t *testing.T) {
 
 // TestTraceWhitenedHessianConverges records the trace of the (1+4)-HE-ES on
 // an ellipsoid with a known Hessian: A^T H A goes from cond(H) to about 1
-// (ALGORITHMS.md Section 11 item 2), so C = A A^T takes the condition of
+// (docs/ALGORITHMS.md Section 11 item 2), so C = A A^T takes the condition of
 // H^-1.
 func TestTraceWhitenedHessianConverges(t *testing.T) {
 	p, err := objectives.Parse("ellipsoid:cond=1e4", 5)

@@ -13,7 +13,7 @@ var ErrDependent = errors.New("linalg: vectors are linearly dependent")
 // GramSchmidt orthonormalises the rows of the k×d matrix v in place, in row
 // order, by modified Gram-Schmidt with re-orthogonalisation, and writes the
 // original Euclidean norm of row i into norms[i]. This is the
-// sampleOrthogonal step of HE-ES (spec/ALGORITHMS.md): row i of the result
+// sampleOrthogonal step of HE-ES (docs/ALGORITHMS.md): row i of the result
 // spans the same space as rows 0..i of the input.
 //
 // Each row is orthogonalised against the finished rows; if that removes more

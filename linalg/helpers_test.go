@@ -116,7 +116,7 @@ type symCase struct {
 	lambda []float64 // ascending exact eigenvalues, or nil if unknown
 }
 
-// symCases returns the matrix classes the issue lists, for size n: random,
+// symCases returns the matrix classes the eigensolver is tested on, for size n: random,
 // ill-conditioned SPD (condition 1e12), rank-deficient, diagonal and
 // repeated eigenvalues, plus the zero and identity matrices.
 func symCases(rng *rand.Rand, n int) []symCase {

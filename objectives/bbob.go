@@ -16,11 +16,11 @@ const (
 	// MaxBBOBInstance is the largest instance NewBBOB accepts: every seed
 	// the suite derives from rseed = F + 10000·I (up to rseed + 1000000)
 	// then stays a valid state of the Park–Miller generator, 1 … 2^31−2
-	// (BBOB.md §1-2). Published BBOB data use instances up to 110.
+	// (docs/BBOB.md §1-2). Published BBOB data use instances up to 110.
 	MaxBBOBInstance = 214648
 )
 
-// Seed offsets of BBOB.md §1 and §6.
+// Seed offsets of docs/BBOB.md §1 and §6.
 const (
 	seedInstanceStep  = 10000   // rseed = F + 10000·I
 	seedSecondRot     = 1000000 // R = rotation(rseed + 1000000)
@@ -29,7 +29,7 @@ const (
 
 // NewBBOB returns function f1 … f24 of COCO's noiseless bbob suite, instance
 // instance (1 … MaxBBOBInstance) in dimension dim (2 … MaxMatrixDim), exactly as
-// COCO defines it (spec/BBOB.md, numbbo/coco-experiment v2.8.2): the values
+// COCO defines it (docs/BBOB.md, numbbo/coco-experiment v2.8.2): the values
 // include fopt, Optimum reports COCO's optimal point and the 2-decimal fopt,
 // and Bounds is the region of interest [−5, 5]. Every per-instance quantity
 // (xopt, fopt, rotations, scalings, Gallagher peaks) is computed here, once.
@@ -123,7 +123,7 @@ type bbobData struct {
 	pool    sync.Pool // of *[]float64 of length workLen
 }
 
-// Transform parameters of BBOB.md §6.
+// Transform parameters of docs/BBOB.md §6.
 const (
 	condEllipsoid   = 1e6  // f2, f10 coefficients pow(1e6, t)
 	condDiscus      = 1e6  // f11
@@ -151,13 +151,13 @@ func newBBOBData(f, inst, dim int) *bbobData {
 	base := int64(f)
 	switch f {
 	case 4:
-		base = 3 // f4 shares xopt and fopt with f3 (BBOB.md §1)
+		base = 3 // f4 shares xopt and fopt with f3 (docs/BBOB.md §1)
 	case 18:
 		base = 17 // f18 shares xopt, rotations and fopt with f17
 	}
 	rseed := base + seedInstanceStep*int64(inst)
 	b := &bbobData{dim: dim, fopt: bbobFopt(rseed)}
-	// t[i] = i/(D−1), the position of coordinate i (BBOB.md notation).
+	// t[i] = i/(D−1), the position of coordinate i (docs/BBOB.md notation).
 	t := make([]float64, dim)
 	for i := range t {
 		t[i] = float64(i) / float64(dim-1)
@@ -342,7 +342,7 @@ func newBBOBData(f, inst, dim int) *bbobData {
 	return b
 }
 
-// initSchwefel sets up f20 (BBOB.md §6): signs from unif(D, rseed),
+// initSchwefel sets up f20 (docs/BBOB.md §6): signs from unif(D, rseed),
 // xopt_i = sign_i·4.2096874637/2; lambda is Λ^10 of COCO's conditioning
 // transform.
 func (b *bbobData) initSchwefel(rseed int64, lambda []float64) {
@@ -364,7 +364,7 @@ func (b *bbobData) initSchwefel(rseed int64, lambda []float64) {
 	b.eval = b.f20
 }
 
-// initGallagher sets up f21 (101 peaks) and f22 (21 peaks), BBOB.md §6.
+// initGallagher sets up f21 (101 peaks) and f22 (21 peaks), docs/BBOB.md §6.
 func (b *bbobData) initGallagher(f int, rseed int64) {
 	dim := b.dim
 	peaks, maxCond0, span, offset := 101, math.Sqrt(1000), 10.0, 5.0
@@ -426,7 +426,7 @@ func (b *bbobData) initGallagher(f int, rseed int64) {
 	b.eval, b.workLen = b.fGallagher, dim
 }
 
-// initLunacek sets up f24 (BBOB.md §6): xopt_i = ±μ0/2 by the sign of
+// initLunacek sets up f24 (docs/BBOB.md §6): xopt_i = ±μ0/2 by the sign of
 // gauss(D, rseed)_i, z = R·Λ^100·Q·(x̂ − μ0); qScaled is Λ^100·Q.
 func (b *bbobData) initLunacek(rseed int64, r, qScaled []float64) {
 	dim := b.dim

@@ -6,13 +6,13 @@ import (
 	"github.com/hees-dev/hees/internal/xmath"
 )
 
-// This file holds the evaluators of BBOB f1-f24 (spec/BBOB.md §5-6). Each
+// This file holds the evaluators of BBOB f1-f24 (docs/BBOB.md §5-6). Each
 // reads x, writes only into work (len(work) == workLen) and returns the full
 // COCO value, fopt included. Transforms are applied in COCO's order, the
 // outermost wrapper first, and every product that feeds a sum is rounded
 // explicitly so that no platform fuses it.
 
-// tosz is the oscillation transform Tosz of BBOB.md §5, in COCO's scaled form
+// tosz is the oscillation transform Tosz of docs/BBOB.md §5, in COCO's scaled form
 // (α = 0.1).
 func tosz(x float64) float64 {
 	const alpha = 0.1
@@ -27,7 +27,7 @@ func tosz(x float64) float64 {
 	return x
 }
 
-// tasy is Tasy^β of BBOB.md §5 for one coordinate: x^(1 + c·sqrt(x)) for
+// tasy is Tasy^β of docs/BBOB.md §5 for one coordinate: x^(1 + c·sqrt(x)) for
 // x > 0, with c = β·i/(D−1) precomputed; x otherwise.
 func tasy(x, c float64) float64 {
 	if x > 0 {
@@ -36,7 +36,7 @@ func tasy(x, c float64) float64 {
 	return x
 }
 
-// bbobPenalty is fpen(x) = Σ max(0, |x_i| − 5)² (BBOB.md §5).
+// bbobPenalty is fpen(x) = Σ max(0, |x_i| − 5)² (docs/BBOB.md §5).
 func bbobPenalty(x []float64) float64 {
 	p := 0.0
 	for _, v := range x {
@@ -55,7 +55,7 @@ func shift(dst, x, xopt []float64) {
 }
 
 // affineRow returns b + Σ_c x_c·row_c, summed in order starting from b
-// (COCO's affine transform, BBOB.md §4).
+// (COCO's affine transform, docs/BBOB.md §4).
 func affineRow(row, x []float64, b float64) float64 {
 	s := b
 	for c, v := range x {
@@ -73,7 +73,7 @@ func mulRows(dst, m, x []float64) {
 }
 
 // rastriginRaw is the Rastrigin core 10·(D − Σ cos 2πz_i) + Σ z_i², with
-// sumCos = Σ cos 2πz_i and sumSq = Σ z_i² (BBOB.md §6, f3). An infinite Σ z²
+// sumCos = Σ cos 2πz_i and sumSq = Σ z_i² (docs/BBOB.md §6, f3). An infinite Σ z²
 // is returned as it is (cos of an infinite z is NaN).
 func rastriginRaw(sumCos, sumSq float64, dim int) float64 {
 	if math.IsInf(sumSq, 1) {

@@ -9,9 +9,9 @@ import (
 
 // This file holds BBOB's per-instance generators: the legacy uniform and
 // Gaussian generators, fopt, the standard xopt and the rotations
-// (spec/BBOB.md Sections 2-4). They run once, at construction.
+// (docs/BBOB.md Sections 2-4). They run once, at construction.
 
-// Park–Miller "minimal standard" generator in Schrage form (BBOB.md §2).
+// Park–Miller "minimal standard" generator in Schrage form (docs/BBOB.md §2).
 const (
 	legacyModulus    = 2147483647 // 2^31 - 1
 	legacyMultiplier = 16807
@@ -23,7 +23,7 @@ const (
 )
 
 // legacyUniform fills dst with BBOB's legacy uniform numbers for seed
-// (BBOB.md §2). Every call starts again from the seed, so two calls with the
+// (docs/BBOB.md §2). Every call starts again from the seed, so two calls with the
 // same seed share a prefix.
 func legacyUniform(dst []float64, seed int64) {
 	if seed < 0 {
@@ -40,7 +40,7 @@ func legacyUniform(dst []float64, seed int64) {
 			state += legacyModulus
 		}
 	}
-	// Warm-up: the state after step 9+m goes into slot 31-m (BBOB.md §2.3).
+	// Warm-up: the state after step 9+m goes into slot 31-m (docs/BBOB.md §2.3).
 	var table [legacyTableSize]int64
 	for s := 1; s <= legacyWarmUp; s++ {
 		step()
@@ -63,7 +63,7 @@ func legacyUniform(dst []float64, seed int64) {
 	}
 }
 
-// legacyGauss fills dst with BBOB's Gaussian numbers for seed (BBOB.md §3):
+// legacyGauss fills dst with BBOB's Gaussian numbers for seed (docs/BBOB.md §3):
 // Box–Muller on 2·len(dst) legacy uniforms, radii from the first half and
 // angles from the second.
 func legacyGauss(dst []float64, seed int64) {
@@ -79,7 +79,7 @@ func legacyGauss(dst []float64, seed int64) {
 	}
 }
 
-// bbobFopt is the optimal value of the problem with seed s (BBOB.md §4):
+// bbobFopt is the optimal value of the problem with seed s (docs/BBOB.md §4):
 // round(10000·g1/g2)/100 clamped to [-1000, 1000], with g1 = gauss(1, s) and
 // g2 = gauss(1, s+1).
 func bbobFopt(seed int64) float64 {
@@ -90,7 +90,7 @@ func bbobFopt(seed int64) float64 {
 	return min(1000, max(-1000, v))
 }
 
-// bbobXopt is the standard optimum xopt_std(seed, dim) (BBOB.md §4):
+// bbobXopt is the standard optimum xopt_std(seed, dim) (docs/BBOB.md §4):
 // x_i = 8·⌊10^4·u_i⌋/10^4 − 4 on a 0.0008 grid in [−4, 4), with −1e−5 in
 // place of an exact 0.
 func bbobXopt(seed int64, dim int) []float64 {
@@ -106,7 +106,7 @@ func bbobXopt(seed int64, dim int) []float64 {
 	return x
 }
 
-// bbobRotation is the dim×dim rotation(seed) of BBOB.md §4, row-major: the
+// bbobRotation is the dim×dim rotation(seed) of docs/BBOB.md §4, row-major: the
 // Gaussians gauss(dim², seed) fill the matrix column by column, and the
 // columns are orthonormalised in order by modified Gram–Schmidt, dividing
 // by the root of the squared norm. It is used as z = B·x.
@@ -147,7 +147,7 @@ func bbobRotation(seed int64, dim int) []float64 {
 
 // mulDiagonalRotations returns M = R·Λ·Q for dim×dim row-major R and Q and
 // the diagonal lambda, each entry summed over k in order:
-// M[r][c] = Σ_k (R[r][k]·λ_k)·Q[k][c] (BBOB.md §4, combined matrices).
+// M[r][c] = Σ_k (R[r][k]·λ_k)·Q[k][c] (docs/BBOB.md §4, combined matrices).
 func mulDiagonalRotations(r []float64, lambda []float64, q []float64) []float64 {
 	dim := len(lambda)
 	m := make([]float64, dim*dim)
@@ -165,7 +165,7 @@ func mulDiagonalRotations(r []float64, lambda []float64, q []float64) []float64 
 }
 
 // argsortUniform returns the permutation π that sorts u ascending: π[m] is
-// the original index of the m-th smallest value (BBOB.md §6, f21/f22). Ties
+// the original index of the m-th smallest value (docs/BBOB.md §6, f21/f22). Ties
 // keep index order.
 func argsortUniform(u []float64) []int {
 	perm := make([]int, len(u))

@@ -84,8 +84,8 @@ func (m bbobProblems) get(t *testing.T, function, instance, dim int) Problem {
 	return p
 }
 
-// cocoTolerance is the agreement required with COCO's values (issue 4,
-// BBOB.md §8): last-bit differences of log/pow/cos against glibc, amplified
+// cocoTolerance is the agreement required with COCO's values
+// (docs/BBOB.md §8): last-bit differences of log/pow/cos against glibc, amplified
 // by the functions, stay far below it.
 func cocoTolerance(f, fopt float64) float64 {
 	return 1e-9 * max(1, math.Abs(f-fopt))
@@ -117,7 +117,7 @@ func TestBBOBReference(t *testing.T) {
 		}
 		switch {
 		case row.function == 20:
-			// COCO's best value carries a ~1.7e-15 leftover (BBOB.md §6).
+			// COCO's best value carries a ~1.7e-15 leftover (docs/BBOB.md §6).
 			if math.Abs(fopt-row.fopt) > 1e-12 {
 				t.Errorf("%s: fopt = %.17g, COCO %.17g", name, fopt, row.fopt)
 			}
@@ -178,7 +178,7 @@ func TestBBOBOptimum(t *testing.T) {
 				case math.Abs(got-fopt) > 1e-12*max(1, math.Abs(fopt)):
 					t.Errorf("%s d=%d: f(x*) = %.17g, f* = %.17g", p.Name(), dim, got, fopt)
 				}
-				// f20's true minimum lies a few ulp below fopt (BBOB.md §6).
+				// f20's true minimum lies a few ulp below fopt (docs/BBOB.md §6).
 				floor := fopt - 1e-12*max(1, math.Abs(fopt))
 				for k := 1; k <= 20; k++ {
 					y := referencePoint(f, inst, dim, k)

@@ -208,7 +208,7 @@ func NewRastrigin(dim int) (Problem, error) {
 
 // ellipsoidCoefficients returns cond^(i/(d−1)) for i = 0 … d−1 (1 when
 // d = 1): 1 for the first coordinate and cond for the last. BBOB's f2 and
-// f10 use it with cond = 1e6 (BBOB.md §6: pow(1e6, t_i), 1 for i = 0).
+// f10 use it with cond = 1e6 (docs/BBOB.md §6: pow(1e6, t_i), 1 for i = 0).
 func ellipsoidCoefficients(dim int, cond float64) []float64 {
 	c := make([]float64, dim)
 	c[0] = 1

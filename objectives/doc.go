@@ -17,7 +17,7 @@
 // # BBOB
 //
 // NewBBOB(f, i, d) is function f of COCO's "bbob" suite, instance i, in
-// dimension d, generated from the suite's definition (spec/BBOB.md: the
+// dimension d, generated from the suite's definition (docs/BBOB.md: the
 // legacy generators, xopt, fopt, rotations, Tosz/Tasy/Λ, penalties and each
 // function's quirks) for any instance and dimension, not read from a table.
 // Values include fopt, as COCO's do, and agree with COCO's reference values

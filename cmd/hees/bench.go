@@ -22,7 +22,7 @@ import (
 const benchHelp = `Usage: hees bench -out DIR [flags]
 
 Benchmarks strategies on COCO's noiseless bbob suite (24 functions, COCO's
-instances, spec/BBOB.md) and writes, under DIR:
+instances, docs/BBOB.md) and writes, under DIR:
 
   <strategy>/             COCO data of the bbob observer (bbobexp_f<F>.info,
                           data_f<F>/bbobexp_f<F>_DIM<D>.dat, .tdat, .rdat),

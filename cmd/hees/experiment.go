@@ -20,7 +20,7 @@ Runs one of the experiments behind the figures in docs/ and writes its CSV
 and SVG into the -out directory (created if needed). The runs are spread
 over -workers goroutines; the output does not depend on how many.
 
-fig2       The paper's Figure 2 (ALGORITHMS.md Section 13 item 7): the
+fig2       The paper's Figure 2 (docs/ALGORITHMS.md Section 13 item 7): the
            (1+4)-HE-ES (hees14) and the (1+1)-CMA-ES (cma11) on the sphere,
            started with sigma0 = 1, m0 = (1, ..., 1) and A0 such that
            C0 = A0 A0^T = diag(1e6^(-(i-1)/(d-1))) scaled to det 1, the

@@ -20,7 +20,7 @@ import (
 	"github.com/hees-dev/hees/objectives"
 )
 
-// The fuzz targets of the command line (issue 7, item 4): hees eval's
+// The fuzz targets of the command line (RELIABILITY.md, Saved state): hees eval's
 // input, hees tell's input against a state, and the decoding of checkpoints
 // and ask/tell state files. Their seed corpora are in testdata/fuzz;
 // TestFuzzSeeds -update rewrites the seeds made of files the command line

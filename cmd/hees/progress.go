@@ -11,7 +11,7 @@ import (
 )
 
 // Refresh intervals of the progress display: the status line of a terminal
-// is redrawn at most 4 times a second (issue 6, item 7); with -v elsewhere
+// is redrawn at most 4 times a second; with -v elsewhere
 // (a log file), one line is written at most once a second.
 const (
 	terminalRefresh = 250 * time.Millisecond

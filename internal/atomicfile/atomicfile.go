@@ -3,8 +3,8 @@
 // serialises read-modify-write cycles between processes with a lock file.
 //
 // The command line uses it for checkpoints and for the ask/tell state file
-// (issues 6 and 7: "temp file in the same directory, fsync, rename, fsync of
-// the directory"), where several `hees tell` processes may run at once.
+// (a temp file in the same directory, fsync, rename, fsync of
+// the directory), where several `hees tell` processes may run at once.
 package atomicfile
 
 import (

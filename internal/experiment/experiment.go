@@ -140,7 +140,7 @@ func (e *Fig2) Run(w io.Writer) ([]File, error) {
 
 // fig2InitialTransform returns A0 = diag(sqrt(c_i)) with
 // c_i = 1e6^(1/2 - (i-1)/(d-1)), i = 1..d: C0 = A0 A0^T is
-// diag(1e6^(-(i-1)/(d-1))) scaled by 1e6^(1/2) to det 1 (ALGORITHMS.md
+// diag(1e6^(-(i-1)/(d-1))) scaled by 1e6^(1/2) to det 1 (docs/ALGORITHMS.md
 // Section 13 item 7).
 func fig2InitialTransform(d int) *linalg.Dense {
 	a := linalg.NewDense(d, d, nil)

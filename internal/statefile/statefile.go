@@ -1,7 +1,7 @@
 // Package statefile is the container of the files in which the command line
 // keeps an optimisation between two invocations: the ask/tell state file of
-// `hees init/ask/tell/status` (issue 6, item 3) and the checkpoints
-// of `hees run -checkpoint` (issue 7, item 1).
+// `hees init/ask/tell/status` and the checkpoints
+// of `hees run -checkpoint` (RELIABILITY.md, Saved state).
 //
 // # Format
 //

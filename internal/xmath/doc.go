@@ -10,7 +10,7 @@
 // time by CPU feature; math.Sin, Cos and Pow are pure Go whose polynomials
 // are fused differently per target. Their results therefore differ in the
 // last bit between machines and build flags (see the project's
-// spec/REPRODUCIBILITY.md, Section 4). Everything that feeds golden files in
+// docs/REPRODUCIBILITY.md, Section 4). Everything that feeds golden files in
 // this project (the Gaussian sampler, the strategies' updates, the BBOB
 // objectives) calls this package instead.
 //
