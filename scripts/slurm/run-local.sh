@@ -1,0 +1,262 @@
+#!/usr/bin/env bash
+# Runs hees through a real Slurm on this machine, end to end:
+#
+#	bash scripts/slurm/run-local.sh
+#
+# It installs Slurm and MUNGE from the OS packages when they are missing
+# (Debian's slurm-wlm and munge, with apt-get, as root), starts a private
+# single-node cluster by hand (munged, slurmctld, slurmd: no systemd, no
+# cgroups, every file in one temporary directory, the ports below), builds
+# hees and optimises objective.sh through the state file of hees init/ask/
+# tell, in two patterns:
+#
+#   steps  one allocation (steps.sbatch): per generation, one srun --exact
+#          step per candidate, as many at once as the node has CPUs;
+#   array  one array job per generation (array-driver.sh, array.sbatch).
+#
+# Each run must end bit-identical to hees run with the same settings: the
+# best value, the best point, the evaluation count and the stop reason of
+# "hees status -json" and "hees run -json" are compared as text. The script
+# prints each pattern's overhead per generation: (wall time - evaluation
+# time / CPUs) / generations, where the wall time runs from the first ask to
+# the last generation's end and the evaluation time is the sum of the times
+# the objective took, measured inside the jobs.
+#
+# Exit status: 0 when both runs are right, or when Slurm cannot be installed
+# or started here (a line "SKIP: slurm could not be ...: why" says so); 1
+# when a run is wrong or fails. The daemons it started are stopped and the
+# temporary directory is removed on every exit (HEES_SLURM_KEEP=1 keeps the
+# directory). Settings, from the environment:
+#
+#   HEES_SLURM_D          dimension (default 4)
+#   HEES_SLURM_EVALS      budget of the steps run (default 300)
+#   HEES_SLURM_ARRAY_EVALS  budget of the array run (default 27; 0 skips it)
+#   HEES_SLURM_PORT       slurmctld's port; slurmd takes the next (default 16817)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+repo=$PWD
+here=$repo/scripts/slurm
+
+d=${HEES_SLURM_D:-4}
+evals=${HEES_SLURM_EVALS:-300}
+array_evals=${HEES_SLURM_ARRAY_EVALS:-27}
+port=${HEES_SLURM_PORT:-16817}
+seed=1
+
+log() { printf '%s\n' "$*"; }
+skip() {
+	log "SKIP: slurm could not be $1: $2"
+	exit 0
+}
+fail() {
+	log "FAIL: $*" >&2
+	show_logs >&2
+	exit 1
+}
+show_logs() {
+	local f
+	for f in "$tmp"/log/*.log "$tmp"/out/*; do
+		[ -s "$f" ] || continue
+		printf -- '--- %s (last lines)\n' "${f#"$tmp"/}"
+		tail -n 10 "$f"
+	done
+}
+
+# --- Install -----------------------------------------------------------------
+
+tools=(munged mungekey slurmctld slurmd sbatch srun sinfo squeue scancel)
+missing() {
+	local t
+	for t in "${tools[@]}"; do
+		command -v "$t" >/dev/null 2>&1 || { echo "$t"; return 0; }
+	done
+	return 1
+}
+if tool=$(missing); then
+	[ "$(id -u)" = 0 ] || skip installed "$tool is missing and this is not root"
+	command -v apt-get >/dev/null 2>&1 || skip installed "$tool is missing and there is no apt-get"
+	log "installing slurm-wlm and munge with apt-get"
+	if ! out=$( (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq slurm-wlm munge) 2>&1); then
+		skip installed "apt-get install slurm-wlm munge failed: $(tail -n 1 <<<"$out")"
+	fi
+	tool=$(missing) && skip installed "$tool is still missing after apt-get install slurm-wlm munge"
+fi
+[ "$(id -u)" = 0 ] || skip started "the daemons need root here"
+
+# --- Start a private cluster -------------------------------------------------
+
+tmp=$(mktemp -d /tmp/hees-slurm.XXXXXX)
+pids=()
+cleanup() {
+	local status=$? pid i
+	trap - EXIT INT TERM
+	if [ "${#pids[@]}" -gt 1 ]; then
+		# Cancel what is left, so that no job step outlives its slurmd.
+		scancel --quiet --user="$(id -un)" 2>/dev/null || true
+		for ((i = 0; i < 50; i++)); do
+			[ -z "$(squeue -h -o %i 2>/dev/null)" ] && break
+			sleep 0.2
+		done
+	fi
+	for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
+		pid=${pids[i]}
+		kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null || true
+	done
+	if [ "${HEES_SLURM_KEEP:-0}" = 1 ]; then
+		log "kept $tmp"
+	else
+		rm -rf "$tmp"
+	fi
+	exit "$status"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+mkdir -p "$tmp"/{munge,munge-key,state,spool,log,out,bin}
+chmod 700 "$tmp" "$tmp/munge-key"
+chmod 755 "$tmp/munge"
+
+for p in "$port" "$((port + 1))"; do
+	if (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
+		skip started "port $p is in use (set HEES_SLURM_PORT)"
+	fi
+done
+
+sock=$tmp/munge/munge.socket
+mungekey -c -k "$tmp/munge-key/munge.key" >"$tmp/log/mungekey.log" 2>&1 ||
+	skip started "mungekey failed: $(tail -n 1 "$tmp/log/mungekey.log")"
+munged -F -f --socket="$sock" --key-file="$tmp/munge-key/munge.key" \
+	--pid-file="$tmp/munge/munged.pid" --seed-file="$tmp/munge/munged.seed" \
+	--log-file="$tmp/log/munged.log" >"$tmp/log/munged.out" 2>&1 &
+pids+=($!)
+for ((i = 0; ; i++)); do
+	munge -S "$sock" -n 2>/dev/null | unmunge -S "$sock" >/dev/null 2>&1 && break
+	[ "$i" -lt 50 ] || skip started "munged does not answer: $(tail -n 1 "$tmp/log/munged.log")"
+	sleep 0.2
+done
+
+node=$(slurmd -C | head -n 1) || skip started "slurmd -C failed"
+host=${node#NodeName=}
+host=${host%% *}
+cpus=$(grep -o 'CPUs=[0-9]*' <<<"$node")
+cpus=${cpus#CPUs=}
+node=${node% RealMemory=*} # no memory limits: jobs ask for none
+export SLURM_CONF=$tmp/slurm.conf
+cat >"$SLURM_CONF" <<EOF
+ClusterName=hees
+SlurmctldHost=$host(127.0.0.1)
+SlurmctldPort=$port
+SlurmdPort=$((port + 1))
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+CredType=cred/munge
+AuthInfo=socket=$sock
+StateSaveLocation=$tmp/state
+SlurmdSpoolDir=$tmp/spool
+SlurmctldPidFile=$tmp/slurmctld.pid
+SlurmdPidFile=$tmp/slurmd.pid
+SlurmctldLogFile=$tmp/log/slurmctld.log
+SlurmdLogFile=$tmp/log/slurmd.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+JobCompType=jobcomp/none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+SchedulerType=sched/builtin
+MpiDefault=none
+ReturnToService=2
+$node NodeAddr=127.0.0.1 State=UNKNOWN
+PartitionName=hees Nodes=$host Default=YES MaxTime=INFINITE State=UP
+EOF
+slurmctld -D -i -f "$SLURM_CONF" >>"$tmp/log/slurmctld.out" 2>&1 &
+pids+=($!)
+slurmd -D -f "$SLURM_CONF" -N "$host" >>"$tmp/log/slurmd.out" 2>&1 &
+pids+=($!)
+state=
+for ((i = 0; ; i++)); do
+	state=$(sinfo -h -n "$host" -o %t 2>/dev/null || true)
+	[ "$state" = idle ] && break
+	if [ "$i" -ge 150 ]; then
+		why=$(cat "$tmp"/log/slurm*.out "$tmp"/log/slurm*.log 2>/dev/null | grep -i -m 1 -E 'error|fatal' || true)
+		skip started "node $host is not idle after 30 s (state '${state:-none}')${why:+: $why}"
+	fi
+	sleep 0.2
+done
+log "slurm $(sinfo -V | cut -d ' ' -f 2) is up: node $host, $cpus CPUs, ports $port and $((port + 1))"
+
+# --- Run hees through it -----------------------------------------------------
+
+go build -o "$tmp/bin/hees" ./cmd/hees || fail "go build ./cmd/hees"
+export HEES=$tmp/bin/hees
+# The objective, timed: each call appends its duration (ns) to EVAL_LOG.
+timed=$tmp/bin/timed-objective
+cat >"$timed" <<EOF
+#!/usr/bin/env bash
+set -euo pipefail
+start=\$(date +%s%N)
+value=\$("$here/objective.sh")
+end=\$(date +%s%N)
+echo "\$((end - start))" >>"\$EVAL_LOG"
+echo "\$value"
+EOF
+chmod +x "$timed"
+
+# compare PATTERN EVALS: the state file's result against hees run's.
+compare() {
+	local want got key w g
+	want=$("$HEES" run -cmd "$here/objective.sh" -d "$d" -seed "$seed" -max-evals "$2" -json -q) ||
+		fail "$1: hees run failed: $want"
+	got=$("$HEES" status -state "$STATE" -json) || fail "$1: hees status failed"
+	for key in f_best x_best evals stop_reason; do
+		w=$(grep -oE "\"$key\":(\[[^]]*\]|\"[^\"]*\"|[^,}]*)" <<<"$want")
+		g=$(grep -oE "\"$key\":(\[[^]]*\]|\"[^\"]*\"|[^,}]*)" <<<"$got")
+		[ -n "$w" ] && [ "$w" = "$g" ] || fail "$1: $key differs: hees run has $w, the state file $g"
+	done
+	log "$1: identical to hees run -max-evals $2: $(grep -o '"evals":[0-9]*' <<<"$got"), $(grep -o '"f_best":[^,}]*' <<<"$got")"
+}
+
+# report PATTERN START END GENLINES: the overhead per generation.
+report() {
+	local n_eval sum_eval gens
+	gens=$(grep -c '^gen ' "$4")
+	n_eval=$(wc -l <"$EVAL_LOG")
+	sum_eval=$(awk '{ s += $1 } END { printf "%.3f", s / 1e9 }' "$EVAL_LOG")
+	awk -v p="$1" -v g="$gens" -v n="$n_eval" -v e="$sum_eval" -v c="$cpus" '
+		/^gen / { if (!first) first = $4; last = $5 }
+		END {
+			wall = (last - first) / 1e9
+			printf "%s: %d generations, %d evaluations in %.1f s (evaluations %.2f s on %d CPUs): overhead %.3f s per generation\n",
+				p, g, n, wall, e, c, (wall - e / c) / g
+		}' "$4"
+	log "$1: $(($3 - $2)) s from submission to the end"
+}
+
+export STATE=$tmp/steps.hees EVAL_LOG=$tmp/steps.evals
+: >"$EVAL_LOG"
+"$HEES" init -state "$STATE" -d "$d" -seed "$seed" -max-evals "$evals"
+log "steps: hees init -d $d -seed $seed -max-evals $evals; sbatch -n $cpus steps.sbatch"
+cd "$tmp"
+t0=$(date +%s)
+sbatch --wait --quiet -n "$cpus" -o "$tmp/out/steps.out" "$here/steps.sbatch" "$timed" ||
+	fail "steps: the job failed"
+t1=$(date +%s)
+grep -qx done "$tmp/out/steps.out" || fail "steps: the job did not finish the run"
+compare steps "$evals"
+report steps "$t0" "$t1" "$tmp/out/steps.out"
+
+if [ "$array_evals" -gt 0 ]; then
+	export STATE=$tmp/array.hees EVAL_LOG=$tmp/array.evals
+	: >"$EVAL_LOG"
+	"$HEES" init -state "$STATE" -d "$d" -seed "$seed" -max-evals "$array_evals"
+	log "array: hees init -d $d -seed $seed -max-evals $array_evals; array-driver.sh"
+	t0=$(date +%s)
+	SBATCH_OPTS="-o $tmp/out/array-%A_%a.out" "$here/array-driver.sh" "$timed" >"$tmp/out/array.out" ||
+		fail "array: the driver failed"
+	t1=$(date +%s)
+	compare array "$array_evals"
+	report array "$t0" "$t1" "$tmp/out/array.out"
+fi
+log "slurm recipe: all runs identical to hees run"
