@@ -8,7 +8,8 @@
 # Each round asks for the pending candidates, writes them to a batch file
 # next to the state file, submits array.sbatch (found next to this script)
 # over its lines, and polls squeue every POLL seconds (default 0.2) until
-# the array has left the queue. Tasks that failed leave their candidates
+# the array has left the queue (with WAIT=1, sbatch --wait waits instead:
+# a pattern to avoid, kept to measure it). Tasks that failed leave their candidates
 # untold: the next round lists them again. The driver stops when the run has
 # stopped, and fails after MAX_FAILED_ROUNDS (default 3) rounds in a row
 # that told nothing. Extra sbatch options go in SBATCH_OPTS.
@@ -30,12 +31,19 @@ while :; do
 	"$HEES" ask -state "$STATE" >"$BATCH"
 	n=$(wc -l <"$BATCH")
 	[ "$n" -gt 0 ] || break # the run has stopped
-	# shellcheck disable=SC2086 # SBATCH_OPTS holds several options
-	jid=$(sbatch --parsable --array="1-$n" ${SBATCH_OPTS:-} "$here/array.sbatch" "$@")
-	jid=${jid%%;*}
-	while [ -n "$(squeue -h -j "$jid" -o %i 2>/dev/null)" ]; do
-		sleep "$poll"
-	done
+	# SBATCH_OPTS holds several options: it is split on purpose.
+	if [ "${WAIT:-0}" = 1 ]; then
+		# A failed task makes sbatch --wait fail; the check below sees it.
+		# shellcheck disable=SC2086
+		jid=$(sbatch --parsable --wait --array="1-$n" ${SBATCH_OPTS:-} "$here/array.sbatch" "$@") || true
+	else
+		# shellcheck disable=SC2086
+		jid=$(sbatch --parsable --array="1-$n" ${SBATCH_OPTS:-} "$here/array.sbatch" "$@")
+		jid=${jid%%;*}
+		while [ -n "$(squeue -h -j "$jid" -o %i 2>/dev/null)" ]; do
+			sleep "$poll"
+		done
+	fi
 	echo "gen $gen $n $start $(date +%s%N)"
 	if [ "$("$HEES" ask -state "$STATE" 2>/dev/null)" = "$(cat "$BATCH")" ]; then
 		stuck=$((stuck + 1))

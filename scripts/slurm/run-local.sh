@@ -31,6 +31,8 @@
 #   HEES_SLURM_D          dimension (default 4)
 #   HEES_SLURM_EVALS      budget of the steps run (default 300)
 #   HEES_SLURM_ARRAY_EVALS  budget of the array run (default 27; 0 skips it)
+#   HEES_SLURM_WAIT_EVALS   budget of a third run, the array pattern with
+#                           sbatch --wait instead of polling (default 0: none)
 #   HEES_SLURM_PORT       slurmctld's port; slurmd takes the next (default 16817)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -40,6 +42,7 @@ here=$repo/scripts/slurm
 d=${HEES_SLURM_D:-4}
 evals=${HEES_SLURM_EVALS:-300}
 array_evals=${HEES_SLURM_ARRAY_EVALS:-27}
+wait_evals=${HEES_SLURM_WAIT_EVALS:-0}
 port=${HEES_SLURM_PORT:-16817}
 seed=1
 
@@ -247,16 +250,21 @@ grep -qx done "$tmp/out/steps.out" || fail "steps: the job did not finish the ru
 compare steps "$evals"
 report steps "$t0" "$t1" "$tmp/out/steps.out"
 
-if [ "$array_evals" -gt 0 ]; then
-	export STATE=$tmp/array.hees EVAL_LOG=$tmp/array.evals
+# array PATTERN EVALS WAIT: the array pattern, polling squeue (WAIT=0) or
+# with sbatch --wait (WAIT=1).
+array() {
+	export STATE=$tmp/$1.hees EVAL_LOG=$tmp/$1.evals
 	: >"$EVAL_LOG"
-	"$HEES" init -state "$STATE" -d "$d" -seed "$seed" -max-evals "$array_evals"
-	log "array: hees init -d $d -seed $seed -max-evals $array_evals; array-driver.sh"
+	"$HEES" init -state "$STATE" -d "$d" -seed "$seed" -max-evals "$2"
+	log "$1: hees init -d $d -seed $seed -max-evals $2; WAIT=$3 array-driver.sh"
+	local t0 t1
 	t0=$(date +%s)
-	SBATCH_OPTS="-o $tmp/out/array-%A_%a.out" "$here/array-driver.sh" "$timed" >"$tmp/out/array.out" ||
-		fail "array: the driver failed"
+	WAIT=$3 SBATCH_OPTS="-o $tmp/out/$1-%A_%a.out" "$here/array-driver.sh" "$timed" >"$tmp/out/$1.out" 2>&1 ||
+		fail "$1: the driver failed"
 	t1=$(date +%s)
-	compare array "$array_evals"
-	report array "$t0" "$t1" "$tmp/out/array.out"
-fi
+	compare "$1" "$2"
+	report "$1" "$t0" "$t1" "$tmp/out/$1.out"
+}
+[ "$array_evals" -eq 0 ] || array array "$array_evals" 0
+[ "$wait_evals" -eq 0 ] || array array-wait "$wait_evals" 1
 log "slurm recipe: all runs identical to hees run"
