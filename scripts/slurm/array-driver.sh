@@ -14,8 +14,9 @@
 # stopped, and fails after MAX_FAILED_ROUNDS (default 3) rounds in a row
 # that told nothing. Extra sbatch options go in SBATCH_OPTS.
 #
-# It prints one line per round, "gen N CANDIDATES START END" (nanoseconds
-# since the epoch), and the closing line "done".
+# It prints "start NS" (nanoseconds since the epoch), one line per round (a
+# generation, or what failed tasks left of one), and "end NS" once the run
+# has stopped.
 set -euo pipefail
 
 : "${HEES:?HEES must name the hees binary}" "${STATE:?STATE must name the state file}"
@@ -24,10 +25,11 @@ here=$(cd "$(dirname "$0")" && pwd)
 poll=${POLL:-0.2}
 export HEES STATE BATCH="$STATE.batch"
 
-gen=0
+echo "start $(date +%s%N)"
+round=0
 stuck=0
 while :; do
-	start=$(date +%s%N)
+	t0=$(date +%s%N)
 	"$HEES" ask -state "$STATE" >"$BATCH"
 	n=$(wc -l <"$BATCH")
 	[ "$n" -gt 0 ] || break # the run has stopped
@@ -44,7 +46,7 @@ while :; do
 			sleep "$poll"
 		done
 	fi
-	echo "gen $gen $n $start $(date +%s%N)"
+	echo "round $round: $n candidates in $((($(date +%s%N) - t0) / 1000000)) ms"
 	if [ "$("$HEES" ask -state "$STATE" 2>/dev/null)" = "$(cat "$BATCH")" ]; then
 		stuck=$((stuck + 1))
 		if [ "$stuck" -ge "${MAX_FAILED_ROUNDS:-3}" ]; then
@@ -54,7 +56,7 @@ while :; do
 	else
 		stuck=0
 	fi
-	gen=$((gen + 1))
+	round=$((round + 1))
 done
 rm -f "$BATCH"
-echo done
+echo "end $(date +%s%N)"

@@ -221,50 +221,65 @@ compare() {
 	log "$1: identical to hees run -max-evals $2: $(grep -o '"evals":[0-9]*' <<<"$got"), $(grep -o '"f_best":[^,}]*' <<<"$got")"
 }
 
-# report PATTERN START END GENLINES: the overhead per generation.
+# report NAME START END: the overhead per generation, from the start and
+# end lines of out/NAME.out, the evaluation log and the generation count.
 report() {
-	local n_eval sum_eval gens
-	gens=$(grep -c '^gen ' "$4")
+	local gens n_eval sum_eval
+	gens=$("$HEES" status -state "$STATE" -json | grep -oE '"generation":[0-9]+')
+	gens=${gens#*:}
 	n_eval=$(wc -l <"$EVAL_LOG")
 	sum_eval=$(awk '{ s += $1 } END { printf "%.3f", s / 1e9 }' "$EVAL_LOG")
 	awk -v p="$1" -v g="$gens" -v n="$n_eval" -v e="$sum_eval" -v c="$cpus" '
-		/^gen / { if (!first) first = $4; last = $5 }
+		$1 == "start" { start = $2 }
+		$1 == "end" { end = $2 }
 		END {
-			wall = (last - first) / 1e9
+			wall = (end - start) / 1e9
 			printf "%s: %d generations, %d evaluations in %.1f s (evaluations %.2f s on %d CPUs): overhead %.3f s per generation\n",
 				p, g, n, wall, e, c, (wall - e / c) / g
-		}' "$4"
+		}' "$tmp/out/$1.out"
 	log "$1: $(($3 - $2)) s from submission to the end"
 }
 
-export STATE=$tmp/steps.hees EVAL_LOG=$tmp/steps.evals
-: >"$EVAL_LOG"
-"$HEES" init -state "$STATE" -d "$d" -seed "$seed" -max-evals "$evals"
-log "steps: hees init -d $d -seed $seed -max-evals $evals; sbatch -n $cpus steps.sbatch"
-cd "$tmp"
-t0=$(date +%s)
-sbatch --wait --quiet -n "$cpus" -o "$tmp/out/steps.out" "$here/steps.sbatch" "$timed" ||
-	fail "steps: the job failed"
-t1=$(date +%s)
-grep -qx done "$tmp/out/steps.out" || fail "steps: the job did not finish the run"
-compare steps "$evals"
-report steps "$t0" "$t1" "$tmp/out/steps.out"
-
-# array PATTERN EVALS WAIT: the array pattern, polling squeue (WAIT=0) or
-# with sbatch --wait (WAIT=1).
-array() {
-	export STATE=$tmp/$1.hees EVAL_LOG=$tmp/$1.evals
+# pattern NAME EVALS COMMAND...: a run of EVALS evaluations in the new state
+# file NAME.hees, driven by COMMAND, then compared with hees run and
+# measured. COMMAND's output goes to out/NAME.out (a job writes there
+# itself), which must hold the lines "start NS" and "end NS" (nanoseconds
+# since the epoch) around the run.
+pattern() {
+	local name=$1 budget=$2 t0 t1
+	shift 2
+	export STATE=$tmp/$name.hees EVAL_LOG=$tmp/$name.evals
 	: >"$EVAL_LOG"
-	"$HEES" init -state "$STATE" -d "$d" -seed "$seed" -max-evals "$2"
-	log "$1: hees init -d $d -seed $seed -max-evals $2; WAIT=$3 array-driver.sh"
-	local t0 t1
+	"$HEES" init -state "$STATE" -d "$d" -seed "$seed" -max-evals "$budget"
+	log "$name: hees init -d $d -seed $seed -max-evals $budget"
 	t0=$(date +%s)
-	WAIT=$3 SBATCH_OPTS="-o $tmp/out/$1-%A_%a.out" "$here/array-driver.sh" "$timed" >"$tmp/out/$1.out" 2>&1 ||
-		fail "$1: the driver failed"
+	"$@" >>"$tmp/out/$name.out" 2>&1 || fail "$name: the run failed"
 	t1=$(date +%s)
-	compare "$1" "$2"
-	report "$1" "$t0" "$t1" "$tmp/out/$1.out"
+	grep -q '^end ' "$tmp/out/$name.out" || fail "$name: the run did not end"
+	compare "$name" "$budget"
+	report "$name" "$t0" "$t1"
 }
-[ "$array_evals" -eq 0 ] || array array "$array_evals" 0
-[ "$wait_evals" -eq 0 ] || array array-wait "$wait_evals" 1
+
+# job SBATCH-ARGS...: submits a batch job and waits for its end, polling
+# squeue (sbatch --wait polls at growing intervals, up to 10 s apart); fails
+# unless the job completed.
+job() {
+	local jid state
+	jid=$(sbatch --parsable "$@") || return 1
+	while [ -n "$(squeue -h -j "$jid" -o %i 2>/dev/null)" ]; do
+		sleep 0.2
+	done
+	state=$(scontrol show job "$jid" | grep -oE 'JobState=[A-Z_]+')
+	[ "$state" = JobState=COMPLETED ] || { echo "job $jid: $state" >&2; return 1; }
+}
+
+cd "$tmp"
+# One line per pattern; a job script writes its output to out/NAME.out.
+pattern steps "$evals" job --open-mode=append -n "$cpus" -o "$tmp/out/steps.out" "$here/steps.sbatch" "$timed"
+if [ "$array_evals" -gt 0 ]; then
+	SBATCH_OPTS="-o $tmp/out/array-%A_%a.out" pattern array "$array_evals" "$here/array-driver.sh" "$timed"
+fi
+if [ "$wait_evals" -gt 0 ]; then
+	WAIT=1 SBATCH_OPTS="-o $tmp/out/array-wait-%A_%a.out" pattern array-wait "$wait_evals" "$here/array-driver.sh" "$timed"
+fi
 log "slurm recipe: all runs identical to hees run"
