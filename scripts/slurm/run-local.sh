@@ -79,7 +79,7 @@ if tool=$(missing); then
 	[ "$(id -u)" = 0 ] || skip installed "$tool is missing and this is not root"
 	command -v apt-get >/dev/null 2>&1 || skip installed "$tool is missing and there is no apt-get"
 	log "installing slurm-wlm and munge with apt-get"
-	if ! out=$( (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq slurm-wlm munge) 2>&1); then
+	if ! out=$( (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends slurm-wlm munge) 2>&1); then
 		skip installed "apt-get install slurm-wlm munge failed: $(tail -n 1 <<<"$out")"
 	fi
 	tool=$(missing) && skip installed "$tool is still missing after apt-get install slurm-wlm munge"
