@@ -15,8 +15,9 @@
 #   array  one array job per generation (array-driver.sh, array.sbatch).
 #
 # Each run must end bit-identical to hees run with the same settings: the
-# best value, the best point, the evaluation count and the stop reason of
-# "hees status -json" and "hees run -json" are compared as text. The script
+# best value, the best point, the evaluation count, the restart count and
+# the stop reason of "hees status -json" and "hees run -json" are compared
+# as text. The script
 # prints each pattern's overhead per generation: (wall time - evaluation
 # time / CPUs) / generations, where the wall time runs from the first ask to
 # the last generation's end and the evaluation time is the sum of the times
@@ -31,8 +32,11 @@
 #   HEES_SLURM_D          dimension (default 4)
 #   HEES_SLURM_EVALS      budget of the steps run (default 300)
 #   HEES_SLURM_ARRAY_EVALS  budget of the array run (default 27; 0 skips it)
-#   HEES_SLURM_WAIT_EVALS   budget of a third run, the array pattern with
+#   HEES_SLURM_WAIT_EVALS   budget of a run of the array pattern with
 #                           sbatch --wait instead of polling (default 0: none)
+#   HEES_SLURM_IPOP_EVALS   budget of a run of the step pattern with IPOP
+#                           restarts in d = 2 (default 0: none; 1000 sees one
+#                           restart, about 130 generations)
 #   HEES_SLURM_PORT       slurmctld's port; slurmd takes the next (default 16817)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -43,6 +47,7 @@ d=${HEES_SLURM_D:-4}
 evals=${HEES_SLURM_EVALS:-300}
 array_evals=${HEES_SLURM_ARRAY_EVALS:-27}
 wait_evals=${HEES_SLURM_WAIT_EVALS:-0}
+ipop_evals=${HEES_SLURM_IPOP_EVALS:-0}
 port=${HEES_SLURM_PORT:-16817}
 seed=1
 
@@ -210,10 +215,11 @@ chmod +x "$timed"
 # compare PATTERN EVALS: the state file's result against hees run's.
 compare() {
 	local want got key w g
-	want=$("$HEES" run -cmd "$here/objective.sh" -d "$d" -seed "$seed" -max-evals "$2" -json -q) ||
+	# shellcheck disable=SC2086 # FLAGS holds several flags
+	want=$("$HEES" run -cmd "$here/objective.sh" -d "${D:-$d}" -seed "$seed" -max-evals "$2" ${FLAGS:-} -json -q) ||
 		fail "$1: hees run failed: $want"
 	got=$("$HEES" status -state "$STATE" -json) || fail "$1: hees status failed"
-	for key in f_best x_best evals stop_reason; do
+	for key in f_best x_best evals restarts stop_reason; do
 		w=$(grep -oE "\"$key\":(\[[^]]*\]|\"[^\"]*\"|[^,}]*)" <<<"$want")
 		g=$(grep -oE "\"$key\":(\[[^]]*\]|\"[^\"]*\"|[^,}]*)" <<<"$got")
 		[ -n "$w" ] && [ "$w" = "$g" ] || fail "$1: $key differs: hees run has $w, the state file $g"
@@ -241,7 +247,8 @@ report() {
 }
 
 # pattern NAME EVALS COMMAND...: a run of EVALS evaluations in the new state
-# file NAME.hees, driven by COMMAND, then compared with hees run and
+# file NAME.hees (in dimension D, default $d, with the extra flags FLAGS of
+# hees init and hees run), driven by COMMAND, then compared with hees run and
 # measured. COMMAND's output goes to out/NAME.out (a job writes there
 # itself), which must hold the lines "start NS" and "end NS" (nanoseconds
 # since the epoch) around the run.
@@ -250,8 +257,9 @@ pattern() {
 	shift 2
 	export STATE=$tmp/$name.hees EVAL_LOG=$tmp/$name.evals
 	: >"$EVAL_LOG"
-	"$HEES" init -state "$STATE" -d "$d" -seed "$seed" -max-evals "$budget"
-	log "$name: hees init -d $d -seed $seed -max-evals $budget"
+	# shellcheck disable=SC2086
+	"$HEES" init -state "$STATE" -d "${D:-$d}" -seed "$seed" -max-evals "$budget" ${FLAGS:-}
+	log "$name: hees init -d ${D:-$d} -seed $seed -max-evals $budget${FLAGS:+ $FLAGS}"
 	t0=$(date +%s)
 	"$@" >>"$tmp/out/$name.out" 2>&1 || fail "$name: the run failed"
 	t1=$(date +%s)
@@ -274,12 +282,20 @@ job() {
 }
 
 cd "$tmp"
-# One line per pattern; a job script writes its output to out/NAME.out.
+# One line per pattern; a job script writes its output to out/NAME.out. A
+# pool of workers is one more job script of this kind: "start NS", then
+# srun "$HEES" worker -state "$STATE" -cmd "$*", then "end NS".
 pattern steps "$evals" job --open-mode=append -n "$cpus" -o "$tmp/out/steps.out" "$here/steps.sbatch" "$timed"
 if [ "$array_evals" -gt 0 ]; then
 	SBATCH_OPTS="-o $tmp/out/array-%A_%a.out" pattern array "$array_evals" "$here/array-driver.sh" "$timed"
 fi
 if [ "$wait_evals" -gt 0 ]; then
 	WAIT=1 SBATCH_OPTS="-o $tmp/out/array-wait-%A_%a.out" pattern array-wait "$wait_evals" "$here/array-driver.sh" "$timed"
+fi
+if [ "$ipop_evals" -gt 0 ]; then
+	D=2 FLAGS="-restarts ipop" pattern ipop "$ipop_evals" \
+		job --open-mode=append -n "$cpus" -o "$tmp/out/ipop.out" "$here/steps.sbatch" "$timed"
+	grep -q '"restarts":[1-9]' <<<"$("$HEES" status -state "$STATE" -json)" ||
+		log "ipop: no restart happened within $ipop_evals evaluations"
 fi
 log "slurm recipe: all runs identical to hees run"
