@@ -8,7 +8,7 @@
 # single-node cluster by hand (munged, slurmctld, slurmd: no systemd, no
 # cgroups, every file in one temporary directory, the ports below), builds
 # hees and optimises objective.sh through the state file of hees init/ask/
-# tell, in two patterns:
+# tell, in two patterns (and two more on request, below):
 #
 #   steps  one allocation (steps.sbatch): per generation, one srun --exact
 #          step per candidate, as many at once as the node has CPUs;
@@ -17,13 +17,13 @@
 # Each run must end bit-identical to hees run with the same settings: the
 # best value, the best point, the evaluation count, the restart count and
 # the stop reason of "hees status -json" and "hees run -json" are compared
-# as text. The script
-# prints each pattern's overhead per generation: (wall time - evaluation
-# time / CPUs) / generations, where the wall time runs from the first ask to
-# the last generation's end and the evaluation time is the sum of the times
-# the objective took, measured inside the jobs.
+# as text. The script prints each run's overhead per generation: (wall time
+# - evaluation time / CPUs) / generations, where the wall time runs from the
+# first ask to the run's stop (the start and end lines of the job or
+# driver) and the evaluation time is the sum of the times the objective
+# took, measured inside the jobs.
 #
-# Exit status: 0 when both runs are right, or when Slurm cannot be installed
+# Exit status: 0 when every run is right, or when Slurm cannot be installed
 # or started here (a line "SKIP: slurm could not be ...: why" says so); 1
 # when a run is wrong or fails. The daemons it started are stopped and the
 # temporary directory is removed on every exit (HEES_SLURM_KEEP=1 keeps the
@@ -98,7 +98,7 @@ pids=()
 cleanup() {
 	local status=$? pid i
 	trap - EXIT INT TERM
-	if [ "${#pids[@]}" -gt 1 ]; then
+	if [ "${#pids[@]}" -gt 1 ]; then # slurmctld was started
 		# Cancel what is left, so that no job step outlives its slurmd.
 		scancel --quiet --user="$(id -un)" 2>/dev/null || true
 		for ((i = 0; i < 50; i++)); do
@@ -212,6 +212,11 @@ echo "\$value"
 EOF
 chmod +x "$timed"
 
+# field KEY JSON: the "KEY":value member of the one-line JSON object.
+field() {
+	grep -oE "\"$1\":(\[[^]]*\]|\"[^\"]*\"|[^,}]*)" <<<"$2"
+}
+
 # compare PATTERN EVALS: the state file's result against hees run's.
 compare() {
 	local want got key w g
@@ -220,18 +225,18 @@ compare() {
 		fail "$1: hees run failed: $want"
 	got=$("$HEES" status -state "$STATE" -json) || fail "$1: hees status failed"
 	for key in f_best x_best evals restarts stop_reason; do
-		w=$(grep -oE "\"$key\":(\[[^]]*\]|\"[^\"]*\"|[^,}]*)" <<<"$want")
-		g=$(grep -oE "\"$key\":(\[[^]]*\]|\"[^\"]*\"|[^,}]*)" <<<"$got")
+		w=$(field "$key" "$want")
+		g=$(field "$key" "$got")
 		[ -n "$w" ] && [ "$w" = "$g" ] || fail "$1: $key differs: hees run has $w, the state file $g"
 	done
-	log "$1: identical to hees run -max-evals $2: $(grep -o '"evals":[0-9]*' <<<"$got"), $(grep -o '"f_best":[^,}]*' <<<"$got")"
+	log "$1: identical to hees run -max-evals $2: $(field evals "$got"), $(field f_best "$got")"
 }
 
 # report NAME START END: the overhead per generation, from the start and
 # end lines of out/NAME.out, the evaluation log and the generation count.
 report() {
 	local gens n_eval sum_eval
-	gens=$("$HEES" status -state "$STATE" -json | grep -oE '"generation":[0-9]+')
+	gens=$(field generation "$("$HEES" status -state "$STATE" -json)")
 	gens=${gens#*:}
 	n_eval=$(wc -l <"$EVAL_LOG")
 	sum_eval=$(awk '{ s += $1 } END { printf "%.3f", s / 1e9 }' "$EVAL_LOG")
@@ -295,7 +300,7 @@ fi
 if [ "$ipop_evals" -gt 0 ]; then
 	D=2 FLAGS="-restarts ipop" pattern ipop "$ipop_evals" \
 		job --open-mode=append -n "$cpus" -o "$tmp/out/ipop.out" "$here/steps.sbatch" "$timed"
-	grep -q '"restarts":[1-9]' <<<"$("$HEES" status -state "$STATE" -json)" ||
+	[ "$(field restarts "$("$HEES" status -state "$STATE" -json)")" != '"restarts":0' ] ||
 		log "ipop: no restart happened within $ipop_evals evaluations"
 fi
 log "slurm recipe: all runs identical to hees run"
