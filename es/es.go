@@ -64,7 +64,9 @@ type Strategy interface {
 	PopulationSize() int
 
 	// Ask writes the candidates of the current generation into the rows of
-	// pop, resizing it (its storage is reused when large enough, so a loop
+	// pop, the points to evaluate (in the box of Config.Bounds when it has
+	// one; the strategy samples in its own space, docs/ALGORITHMS.md
+	// Section 14), resizing it (its storage is reused when large enough, so a loop
 	// that passes the same matrix does not allocate). Asking twice without a
 	// Tell writes the same candidates again. Ask returns an error once the
 	// strategy has stopped.
@@ -76,16 +78,19 @@ type Strategy interface {
 	Tell(f []float64) error
 
 	// Mean copies the current mean into dst (allocating when dst is nil) and
-	// returns it.
+	// returns it; with Config.Bounds or Config.Stds, the mean carried to the
+	// objective's space (Section 14.3).
 	Mean(dst []float64) []float64
-	// Sigma is the current global step size.
+	// Sigma is the current global step size, in the strategy's own space
+	// (the units of Config.Stds when given).
 	Sigma() float64
 	// Transform returns the current transformation A (sampling covariance
-	// sigma^2 A A^T). The matrix is owned by the strategy: read it, do not
+	// sigma^2 A A^T), in the strategy's own space like Sigma. The matrix is owned by the strategy: read it, do not
 	// keep or change it across calls to Tell.
 	Transform() *linalg.Dense
 	// Best returns a copy of the best point told so far and its value
-	// (+Inf and nil before any finite value was told).
+	// (+Inf and nil before any finite value was told): a point that was
+	// evaluated, so in the box of Config.Bounds.
 	Best() (x []float64, f float64)
 	// Evals is the number of objective values told so far.
 	Evals() int
