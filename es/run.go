@@ -123,7 +123,7 @@ func (r *Run) Tell(f []float64) error {
 	case len(f) != r.rows:
 		return fmt.Errorf("es: Run.Tell: %d values for %d candidates", len(f), r.rows)
 	}
-	minusInf, reached := r.foldBest(f, nil)
+	minusInf, reached := r.foldBest(f)
 	if err := r.s.Tell(f); err != nil {
 		r.rows = 0
 		r.reason = ReasonStrategyError
@@ -143,12 +143,13 @@ func (r *Run) Tell(f []float64) error {
 // such as a cancel, the time limit or a failed evaluation. A generation
 // asked and not told is abandoned: the strategy never sees it, and
 // evaluated marks the rows of it that were evaluated (nil: none), which
-// Result.Evals counts. When reason is ReasonObjectiveError their values,
-// f, count for the best point too; after a cancel or the time limit they
-// do not, since an objective that watches its context may have returned
-// values that mean nothing. A Run restored from a file that recorded a stop
-// is stopped with its reason and nil values.
-func (r *Run) Stop(reason Reason, f []float64, evaluated []bool) {
+// Result.Evals counts. Their values do not count for the best point: after
+// a cancel or the time limit an objective that watches its context may
+// have returned values that mean nothing, and after a failure which rows
+// were evaluated depends on timing (docs/ALGORITHMS.md Section 15). A Run
+// restored from a file that recorded a stop is stopped with its reason and
+// nil values.
+func (r *Run) Stop(reason Reason, evaluated []bool) {
 	if reason == "" || r.reason != "" {
 		return
 	}
@@ -158,24 +159,17 @@ func (r *Run) Stop(reason Reason, f []float64, evaluated []bool) {
 			r.abandoned++
 		}
 	}
-	if reason == ReasonObjectiveError && evaluated != nil {
-		r.foldBest(f, evaluated)
-	}
 	r.rows = 0
 }
 
-// foldBest folds the values of the generation asked (those marked in
-// evaluated; all when it is nil) into the best so far, scanning the rows in
-// order so that ties go to the lowest row whatever the order of
-// evaluation. It records the generation's smallest value (NaN when none is
-// a number) and reports whether a value is -Inf and whether one is at or
-// below the target.
-func (r *Run) foldBest(f []float64, evaluated []bool) (minusInf, reached bool) {
+// foldBest folds the values of the generation asked into the best so far,
+// scanning the rows in order so that ties go to the lowest row whatever the
+// order of evaluation. It records the generation's smallest value (NaN
+// when none is a number) and reports whether a value is -Inf and whether
+// one is at or below the target.
+func (r *Run) foldBest(f []float64) (minusInf, reached bool) {
 	r.genBest = math.NaN()
 	for i, v := range f {
-		if evaluated != nil && !evaluated[i] {
-			continue
-		}
 		if math.IsNaN(r.genBest) || v < r.genBest {
 			r.genBest = v
 		}

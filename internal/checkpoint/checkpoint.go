@@ -463,7 +463,7 @@ func FinishedResult(s es.Strategy, reason es.Reason) (es.Result, error) {
 	if err != nil {
 		return es.Result{}, err
 	}
-	run.Stop(reason, nil, nil)
+	run.Stop(reason, nil)
 	return run.Result(), nil
 }
 
