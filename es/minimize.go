@@ -123,6 +123,10 @@ type Options struct {
 	// generations (so the count does not depend on Workers); 0 means
 	// DefaultMaxFailures, a negative value no limit.
 	MaxFailures int
+	// Inject lists known points to evaluate before the strategy's first
+	// generation of this call, as one batch (Run.Inject; what each strategy
+	// does with them is in docs/ALGORITHMS.md Section 16). Nil means none.
+	Inject [][]float64
 	// Hessian is the Hessian H of the objective when it is known (a
 	// quadratic); the trace then also reports cond and normalised trace of
 	// A^T H A (docs/ALGORITHMS.md Section 13 item 6). It must be Dim x Dim. Nil
@@ -295,6 +299,11 @@ func Minimize(ctx context.Context, p Problem, s Strategy, opt Options) (Result, 
 	if err != nil {
 		return Result{F: math.Inf(1)}, err
 	}
+	if opt.Inject != nil {
+		if err := run.Inject(opt.Inject); err != nil {
+			return Result{F: math.Inf(1)}, fmt.Errorf("es: Minimize: Options.Inject: %w", err)
+		}
+	}
 	workers := max(opt.Workers, 1)
 
 	parent := ctx
@@ -346,6 +355,7 @@ func Minimize(ctx context.Context, p Problem, s Strategy, opt Options) (Result, 
 		}
 
 		ev.generation = s.Generation()
+		injected := run.injecting // a batch of known points, no generation
 		complete := ev.evaluate(pop)
 		if ev.failed != nil {
 			// The generation is not told, and none of its values
@@ -369,7 +379,7 @@ func Minimize(ctx context.Context, p Problem, s Strategy, opt Options) (Result, 
 			run.Stop(ReasonTooManyFailures, nil)
 		}
 		_, best := run.Best()
-		if opt.Trace != nil {
+		if opt.Trace != nil && !injected {
 			fMean, meanKnown := meanValue(mean, pop, ev.f)
 			opt.Trace.record(s, fMean, meanKnown, run.GenerationBest(), best, opt.Hessian)
 		}

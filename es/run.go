@@ -54,6 +54,9 @@ type Run struct {
 	f         float64   // its value, +Inf when none below +Inf was found
 	genBest   float64   // the smallest value of the last generation told
 	abandoned int       // evaluations of a generation stopped, not told
+
+	queue     [][]float64 // known points waiting for their batch (Inject)
+	injecting bool        // the batch asked is the queue's
 }
 
 // NewRun starts a run of s, fresh or restored: the run continues from the
@@ -97,7 +100,9 @@ func (r *Run) Ask() (*linalg.Dense, error) {
 		r.reason = reason
 		return nil, nil
 	}
-	if err := r.s.Ask(&r.pop); err != nil {
+	if len(r.queue) > 0 {
+		r.askInjected()
+	} else if err := r.s.Ask(&r.pop); err != nil {
 		r.reason = ReasonStrategyError
 		return nil, err
 	}
@@ -124,7 +129,9 @@ func (r *Run) Tell(f []float64) error {
 		return fmt.Errorf("es: Run.Tell: %d values for %d candidates", len(f), r.rows)
 	}
 	minusInf, reached := r.foldBest(f)
-	if err := r.s.Tell(f); err != nil {
+	if r.injecting {
+		r.tellInjected(f)
+	} else if err := r.s.Tell(f); err != nil {
 		r.rows = 0
 		r.reason = ReasonStrategyError
 		return err
@@ -160,6 +167,7 @@ func (r *Run) Stop(reason Reason, evaluated []bool) {
 		}
 	}
 	r.rows = 0
+	r.injecting = false
 }
 
 // foldBest folds the values of the generation asked into the best so far,
