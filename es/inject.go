@@ -32,16 +32,16 @@ type injector interface {
 // checkPoint reports whether x is a point of the objective's space.
 func (c *core) checkPoint(x []float64) error {
 	if len(x) != c.cfg.Dim {
-		return fmt.Errorf("es: injected point has length %d, want Dim = %d", len(x), c.cfg.Dim)
+		return fmt.Errorf("length %d, want Dim = %d", len(x), c.cfg.Dim)
 	}
 	for i, v := range x {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("es: injected point: x[%d] = %v: must be finite", i, v)
+			return fmt.Errorf("x[%d] = %v: must be finite", i, v)
 		}
 	}
 	if i := c.cfg.Bounds.outside(x); i >= 0 {
 		b := c.cfg.Bounds.coord(i)
-		return fmt.Errorf("es: injected point: x[%d] = %v lies outside the bounds [%v, %v]", i, x[i], b.l, b.u)
+		return fmt.Errorf("x[%d] = %v lies outside the bounds [%v, %v]", i, x[i], b.l, b.u)
 	}
 	return nil
 }

@@ -130,8 +130,8 @@ func TestInjectMinimize(t *testing.T) {
 		points [][]float64
 		want   string
 	}{
-		{[][]float64{{1, 1, 1}, {1, 1}}, "point 1: es: injected point has length 2, want Dim = 3"},
-		{[][]float64{{1, -1, 1}}, "point 0: es: injected point: x[1] = -1 lies outside the bounds [0, +Inf]"},
+		{[][]float64{{1, 1, 1}, {1, 1}}, "es: Run.Inject: point 1: length 2, want Dim = 3"},
+		{[][]float64{{1, -1, 1}}, "es: Run.Inject: point 0: x[1] = -1 lies outside the bounds [0, +Inf]"},
 		{[][]float64{{1, 1, inf}}, "x[2] = +Inf: must be finite"},
 	} {
 		_, err := Minimize(context.Background(), Func(sphere), stNew(t, nameHEES, Config{Dim: 3, Bounds: box}), Options{Inject: c.points})

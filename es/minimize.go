@@ -301,7 +301,7 @@ func Minimize(ctx context.Context, p Problem, s Strategy, opt Options) (Result, 
 	}
 	if opt.Inject != nil {
 		if err := run.Inject(opt.Inject); err != nil {
-			return Result{F: math.Inf(1)}, fmt.Errorf("es: Minimize: Options.Inject: %w", err)
+			return Result{F: math.Inf(1)}, err
 		}
 	}
 	workers := max(opt.Workers, 1)
