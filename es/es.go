@@ -31,8 +31,12 @@
 // reason in Result.Reason. A Run applies the same stop rules to a loop that
 // evaluates the candidates itself, such as an ask/tell driver across
 // processes. An objective that can fail or take long implements
-// ProblemContext: its errors stop the run, and its evaluations are
-// canceled when the run stops. NewIPOP wraps a strategy with IPOP restarts
+// ProblemContext: its errors stop the run, or with Options.OnError and
+// Options.Retries are tried again and ranked worst (docs/ALGORITHMS.md
+// Section 15), and its evaluations are canceled when the run stops.
+// Config.Bounds confines every point handed out to a box, and
+// Config.Stds scales the coordinates (docs/ALGORITHMS.md Section 14);
+// Run.Inject and Options.Inject evaluate known points (Section 16). NewIPOP wraps a strategy with IPOP restarts
 // (docs/ALGORITHMS.md Section 4.1), NewBIPOP cmaes or hees with BIPOP restarts
 // (docs/ALGORITHMS.md Section 8). A Trace records one row per generation,
 // with the condition and normalised trace of C = A A^T (and of A^T H A when

@@ -48,7 +48,9 @@
 // failed evaluation stops the run with an *es.ObjectiveError that wraps the
 // *EvalError, and when the run stops for any reason (another evaluation's
 // failure, Options.MaxTime, a cancel) the programs still evaluating are
-// killed. Give the pool as many processes as Options.Workers.
+// killed. Give the pool as many processes as Options.Workers. A run that
+// goes on after a failure (es.Options.OnError, es.Options.Retries) needs
+// Options.Restart here, so that the next point gets a live program.
 //
 // On Unix each process runs in its own process group, and killing it kills
 // the group, so helpers a program started ("sh -c", Python workers) do not
