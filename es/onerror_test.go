@@ -2,6 +2,7 @@ package es
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -18,14 +19,11 @@ var errCrash = errors.New("simulation crashed")
 // in ten, as a function of the point's bits alone.
 func crashes(x []float64) bool {
 	h := fnv.New64a()
-	var b [8]byte
+	var b []byte
 	for _, v := range x {
-		u := math.Float64bits(v)
-		for i := range b {
-			b[i] = byte(u >> (8 * i))
-		}
-		h.Write(b[:])
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
 	}
+	h.Write(b)
 	return h.Sum64()%10 == 0
 }
 
