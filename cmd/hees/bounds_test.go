@@ -124,3 +124,41 @@ func TestRunInject(t *testing.T) {
 		t.Errorf("-inject with a short line: exit %d, %q", code, errOut)
 	}
 }
+
+// TestResumeBoundsAndOnError interrupts runs with -max-time and resumes
+// them until they end: a bounded IPOP run with scales, and a run of the
+// crashing program with -on-error nan. The last summary must be that of
+// the uninterrupted run, so the checkpoint kept the box, the scales and
+// the failure policy.
+func TestResumeBoundsAndOnError(t *testing.T) {
+	flaky := buildFlaky(t)
+	for _, c := range []struct {
+		args     []string
+		maxTime  string
+		minCalls int
+	}{
+		{[]string{"-f", "rosenbrock", "-d", "4", "-restarts", "ipop", "-lower", "-1,0.5,-inf,-2", "-upper", "2", "-stds", "1,2,1,0.5",
+			"-max-evals", "2e4", "-target", "none"}, "2ms", 3},
+		{[]string{"-cmd", flaky, "-d", "3", "-on-error", "nan", "-lower", "-3", "-upper", "3", "-target", "1e-8", "-max-evals", "5000"}, "20ms", 2},
+	} {
+		_, want := runJSON(t, c.args...)
+		path := filepath.Join(t.TempDir(), "run.hees")
+		code, out, errOut := runCLI(append([]string{"run", "-json", "-q", "-max-time", c.maxTime, "-checkpoint", path}, c.args...)...)
+		invocations := 1
+		for strings.Contains(out, `"stop_reason":"time limit"`) {
+			if code != exitOK {
+				t.Fatalf("%v, invocation %d: exit %d, stderr %q", c.args, invocations, code, errOut)
+			}
+			if invocations++; invocations > 1000 {
+				t.Fatal("no end after 1000 invocations")
+			}
+			code, out, errOut = runCLI("resume", "-json", "-q", path)
+		}
+		if code != exitOK || out != want {
+			t.Errorf("%v after %d invocations: exit %d, printed\n%s, want\n%s, stderr %q", c.args, invocations, code, out, want, errOut)
+		}
+		if invocations < c.minCalls {
+			t.Errorf("%v: %d invocations: the time limit did not interrupt the run", c.args, invocations)
+		}
+	}
+}
