@@ -40,8 +40,9 @@ func (l *Limits) check(prefix string) error {
 // strategy's own Stop (which for a restarting strategy such as IPOP reports
 // a reason only once no restart is left) and then the budget; after it, a
 // value of -Inf (ReasonMinusInf) and then the target. It keeps the best
-// point and value, and builds the Result. A Run is not safe for concurrent
-// use.
+// point and value, and builds the Result. Inject adds known points, which
+// the next Ask hands out as a batch of their own (docs/ALGORITHMS.md
+// Section 16). A Run is not safe for concurrent use.
 type Run struct {
 	s      Strategy
 	limits Limits
@@ -83,8 +84,9 @@ func (r *Run) Strategy() Strategy { return r.s }
 // Reason says why the run stopped, "" while it goes on.
 func (r *Run) Reason() Reason { return r.reason }
 
-// Ask returns the candidates of the current generation, one per row, or
-// nil once the run has stopped (Reason says why): by the strategy's own
+// Ask returns the candidates of the current generation, one per row (or
+// the batch of points queued by Inject, before the generation), or nil
+// once the run has stopped (Reason says why): by the strategy's own
 // criteria, because the generation would exceed the budget, or by Stop.
 // The matrix belongs to the run and stays valid until the next Tell or
 // Stop. Asking again before a Tell returns the same candidates. An error
