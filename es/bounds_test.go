@@ -893,3 +893,55 @@ func TestSearchMap(t *testing.T) {
 		t.Errorf("apply: %v allocations, want 0", a)
 	}
 }
+
+// TestBoundsBIPOP runs BIPOP (small and large regimes, restarts drawn in
+// the box) on a sphere centred outside the box, where every run converges
+// to the boundary and stops, so that BIPOP restarts: no evaluated point
+// leaves the box, the best point is the projection of the centre, and a
+// run saved and restored through Load every few generations equals the
+// uninterrupted one. (On Rastrigin in this box, hees's mean random-walks
+// through the periodic fold of the map, docs/ALGORITHMS.md Section 14.5.)
+func TestBoundsBIPOP(t *testing.T) {
+	d := 3
+	b := &Bounds{Lower: []float64{0.5, -3, -3}, Upper: []float64{3, 3, 0.25}}
+	f := bdShiftedSphere([]float64{0, 1, 1})
+	want := []float64{0.5, 1, 0.25}
+	for _, name := range []string{nameHEES, nameCMAES} {
+		cfg := Config{Dim: d, Seed: 5, Bounds: b}
+		mk := func() Strategy {
+			w, err := NewBIPOP(name, cfg, BIPOPConfig{MaxRestarts: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return w
+		}
+		p := &bdProblem{b: b, f: f}
+		res, err := Minimize(context.Background(), p, mk(), Options{MaxEvals: 6000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.outside != 0 || !sameFloatsTol(res.X, want, 1e-6) || res.Restarts == 0 {
+			t.Errorf("%s: %d of %d points outside the box, best %v, %d restarts", name, p.outside, p.evals, res.X, res.Restarts)
+		}
+		whole, resumed := mk(), mk()
+		var pop linalg.Dense
+		for g := 0; g < 3000 && whole.Stop() == "" && restartsOf(whole) < 3; g++ {
+			askTellGeneration(t, whole, f, &pop)
+			askTellGeneration(t, resumed, f, &pop)
+			if g%13 == 5 {
+				data, err := resumed.MarshalBinary()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if resumed, err = Load(data); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		x1, f1 := whole.Best()
+		x2, f2 := resumed.Best()
+		if fmt.Sprint(x1, f1, whole.Evals()) != fmt.Sprint(x2, f2, resumed.Evals()) || restartsOf(whole) == 0 {
+			t.Errorf("%s: resumed %v %v, uninterrupted %v %v (%d restarts)", name, x2, f2, x1, f1, restartsOf(whole))
+		}
+	}
+}
