@@ -354,6 +354,10 @@ type searchMap struct {
 	stds   []float64
 }
 
+// identity reports whether the search space is the objective's (no
+// Bounds, no Stds), so that Ask hands out its points unchanged.
+func (m searchMap) identity() bool { return m.bounds == nil && m.stds == nil }
+
 // apply writes the objective's point for the search point x into dst (dst
 // and x may be the same slice); O(d), no allocation.
 func (m searchMap) apply(dst, x []float64) {

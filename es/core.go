@@ -118,10 +118,6 @@ func (c *core) Mean(dst []float64) []float64 {
 	return dst
 }
 
-// identity reports whether the search space is the objective's (no
-// Bounds, no Stds), so that Ask hands out its points unchanged.
-func (m searchMap) identity() bool { return m.bounds == nil && m.stds == nil }
-
 // toBox carries the candidates that Ask wrote into pop from the search
 // space to the objective's points, in place: the one call every strategy's
 // Ask ends with (docs/ALGORITHMS.md Section 14). Without Bounds and Stds it
