@@ -94,6 +94,7 @@ func (h *hees) Ask(pop *linalg.Dense) error {
 		h.ad.candidate(pop.RawRow(2*k+1), h.mean, h.sigma, k, false)
 		h.ad.candidate(pop.RawRow(2*k+2), h.mean, h.sigma, k, true)
 	}
+	h.toBox(pop)
 	return nil
 }
 
