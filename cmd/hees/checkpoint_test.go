@@ -509,7 +509,8 @@ func TestCheckpointAtomic(t *testing.T) {
 
 // TestCheckpointWriteFailure removes the checkpoint's directory during a
 // run: the next write fails, which must stop the run at once with an error
-// rather than let it go on without checkpoints.
+// rather than let it go on without checkpoints, and with the stop reason
+// "checkpoint error", not "canceled" as if the user had stopped it.
 func TestCheckpointWriteFailure(t *testing.T) {
 	setObjectiveEnv(t, "sphere", "HEES_TEST_DELAY=1ms")
 	dir := filepath.Join(t.TempDir(), "sub")
@@ -533,7 +534,7 @@ func TestCheckpointWriteFailure(t *testing.T) {
 	if code != exitFailure || !regexp.MustCompile(`^hees run: writing the checkpoint: atomicfile: writing .*: no such file or directory\n`).MatchString(errOut) {
 		t.Errorf("exit %d, stderr %q; want the failed write", code, errOut)
 	}
-	if !strings.Contains(out, "stop reason  canceled\n") {
+	if !strings.Contains(out, "stop reason  checkpoint error\n") {
 		t.Errorf("summary:\n%s", out)
 	}
 	if d := time.Since(start); d > 8*time.Second {

@@ -6,6 +6,7 @@ import (
 
 	"context"
 	"flag"
+	"github.com/hees-dev/hees/es"
 	"github.com/hees-dev/hees/internal/checkpoint"
 	"io"
 )
@@ -48,8 +49,8 @@ func runResume(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	switch {
 	case len(files) != 1:
 		return report(stderr, name, usagef("give one checkpoint FILE, got %d arguments (run 'hees help resume')", len(files)))
-	case *workers < 0:
-		return report(stderr, name, usagef("-workers %d: want at least 1, or 0 for the run's", *workers))
+	case *workers < 0 || *workers > es.MaxWorkers:
+		return report(stderr, name, usagef("-workers %d: want 1 to %d, or 0 for the run's", *workers, es.MaxWorkers))
 	}
 	if err := out.check(); err != nil {
 		return report(stderr, name, err)

@@ -56,7 +56,7 @@ that JSON cannot hold is written as the string "NaN", "+Inf" or "-Inf".
 
 The run stops at the first of: the target is reached, the budget would be
 exceeded by the next generation, the strategy's own criteria (and with
--restarts ipop, no restart is left), -max-time passes, Ctrl-C or SIGTERM.
+-restarts ipop, no restart is left), -max-time passes, Ctrl-C, SIGTERM or SIGHUP.
 
 With -cmd "PROGRAM ARGS", PROGRAM is started once per worker and kept
 running: hees writes a point to its standard input as one line of d numbers
@@ -75,7 +75,7 @@ reason "canceled" and exit status 1.
 With -checkpoint FILE, the run keeps its complete state (the strategy, the
 settings, the trace so far) in FILE, which must not exist yet: FILE is
 written at the start, after every N generations (-checkpoint-every), at the
-end and on Ctrl-C or SIGTERM, and each write replaces it atomically (a
+end and on Ctrl-C, SIGTERM or SIGHUP, and each write replaces it atomically (a
 crash leaves the previous version). "hees resume FILE" continues a run
 stopped by a signal, a crash, a kill, -max-time or a failed program from
 the last state in FILE, and prints what the run would have printed had it
@@ -202,8 +202,8 @@ func (rf *runFlags) check(set map[string]bool) error {
 		return usagef("give -f or -cmd, not both")
 	case rf.command != "" && !set["d"]:
 		return usagef("-cmd needs -d, the dimension of the program's points")
-	case rf.workers < 1:
-		return usagef("-workers %d: want at least 1", rf.workers)
+	case rf.workers < 1 || rf.workers > es.MaxWorkers:
+		return usagef("-workers %d: want 1 to %d", rf.workers, es.MaxWorkers)
 	case rf.traceEvery < 1:
 		return usagef("-trace-every %d: want at least 1", rf.traceEvery)
 	case rf.maxTime < 0:
@@ -216,6 +216,9 @@ func (rf *runFlags) check(set map[string]bool) error {
 		return usagef("-checkpoint-every %d: want at least 1", rf.checkpointEvery)
 	}
 	if err := rf.outputFlags.check(); err != nil {
+		return err
+	}
+	if err := rf.checkOutputs(); err != nil {
 		return err
 	}
 	return checkDim(rf.dim)
@@ -254,6 +257,10 @@ func (rf *runFlags) run(ctx context.Context, stdout, stderr io.Writer) int {
 	settings := rf.settings(problem)
 	var cp *checkpoint.Writer
 	if rf.checkpoint != "" {
+		// Resumed from anywhere, the run keeps this directory.
+		if settings.Dir, err = os.Getwd(); err != nil {
+			return report(stderr, name, err)
+		}
 		cp, err = checkpoint.Create(ctx, rf.checkpoint, rf.checkpointEvery, &settings, s)
 		if err != nil {
 			return report(stderr, name, err)
@@ -325,7 +332,11 @@ func execute(ctx context.Context, name string, rs *checkpoint.Settings, problem 
 		// processes, when the run stops: the generation under way is
 		// abandoned anyway (Minimize never tells part of one).
 		var err error
-		pool, err = extproc.Start(ctx, rs.Command, rs.Workers, extproc.Options{EvalTimeout: rs.EvalTimeout})
+		pool, err = extproc.Start(ctx, rs.Command, rs.Workers, extproc.Options{
+			Dir:         rs.Dir,
+			EvalTimeout: rs.EvalTimeout,
+			Warn:        func(msg string) { fmt.Fprintf(stderr, "%s: %s\n", name, msg) },
+		})
 		if err != nil {
 			status := report(stderr, name, err)
 			if !cp.DiscardIfNew() {
@@ -343,6 +354,11 @@ func execute(ctx context.Context, name string, rs *checkpoint.Settings, problem 
 	var failures []error
 	if pool != nil {
 		failures, runErr = closeExternal(ctx, pool, runErr)
+		if errors.Is(errors.Join(failures...), extproc.ErrProtocol) {
+			// Answers may have gone to the wrong points: the result
+			// cannot be trusted, whatever stopped the run.
+			res.Reason = es.ReasonObjectiveError
+		}
 	}
 	if runErr != nil {
 		failures = append(failures, runErr)
@@ -351,14 +367,21 @@ func execute(ctx context.Context, name string, rs *checkpoint.Settings, problem 
 		if err := cp.Finish(s, res); err != nil {
 			failures = append(failures, err)
 		}
+		if cp.WriteFailed() {
+			res.Reason = reasonCheckpointError
+		}
 		res.Elapsed += cp.ElapsedBefore()
 	} else if opt.Trace != nil {
-		if err := writeTrace(rs.Trace, opt.Trace); err != nil {
+		if err := writeTrace(rs.TracePath(), opt.Trace); err != nil {
 			failures = append(failures, err)
 		}
 	}
 	return printResult(name, rs, problem, s, res, failures, cp, out, stdout, stderr)
 }
+
+// reasonCheckpointError is the stop reason of a run stopped because its
+// checkpoint could not be written (the error names the file).
+const reasonCheckpointError es.Reason = "checkpoint error"
 
 // printResult prints the summary of a run that ended with res and the
 // failures, and returns the exit status: exitFailure when the run failed or
@@ -372,7 +395,7 @@ func printResult(name string, rs *checkpoint.Settings, problem objectives.Proble
 		rep.Error = errors.Join(failures...).Error()
 		status = exitFailure
 	}
-	if res.Reason == es.ReasonCanceled {
+	if res.Reason == es.ReasonCanceled || res.Reason == reasonCheckpointError {
 		status = exitFailure
 	}
 	for _, err := range failures {
@@ -481,6 +504,8 @@ func closeExternal(ctx context.Context, pool *extproc.Pool, runErr error) ([]err
 	switch {
 	case errors.As(runErr, &objErr) && objErr.Err != nil:
 		return []error{objErr.Err}, nil
+	case errors.Is(closeErr, extproc.ErrProtocol):
+		return []error{closeErr}, runErr
 	case closeErr != nil && ctx.Err() == nil:
 		return []error{fmt.Errorf("the program did not end cleanly: %w", closeErr)}, runErr
 	}
