@@ -198,3 +198,26 @@ func TestHugeSizes(t *testing.T) {
 		t.Errorf("resume of a checkpoint with 10^8 workers: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 }
+
+// TestUserFilesBounded gives devices that never end as the files of resume,
+// status, ask and plot: each is refused at once, naming the kind of file,
+// instead of being read until memory runs out.
+func TestUserFilesBounded(t *testing.T) {
+	for _, dev := range []string{"/dev/zero", "/dev/urandom"} {
+		if _, err := os.Stat(dev); err != nil {
+			t.Skip(err)
+		}
+		for _, args := range [][]string{
+			{"resume", dev},
+			{"status", "-state", dev},
+			{"ask", "-state", dev},
+			{"plot", "-o", filepath.Join(t.TempDir(), "out.svg"), dev},
+		} {
+			code, stdout, stderr := runCLI(args...)
+			if code != exitFailure || stdout != "" || strings.Count(stderr, "\n") != 1 ||
+				!strings.Contains(stderr, "not a regular file (it is a character device)") {
+				t.Errorf("hees %q: exit %d, stdout %q, stderr %q", args, code, stdout, stderr)
+			}
+		}
+	}
+}

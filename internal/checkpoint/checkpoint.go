@@ -234,11 +234,11 @@ func Open(ctx context.Context, path string) (*Writer, *State, error) {
 // read reads and decodes the checkpoint at path; errors name the
 // path.
 func read(path string) (*State, error) {
-	data, err := os.ReadFile(path)
+	payload, err := statefile.ReadFile(path, Kind) // refuses devices and named pipes
 	if err != nil {
 		return nil, err
 	}
-	st, err := Decode(data)
+	st, err := Parse(payload)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
