@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -9,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hees-dev/hees/internal/atomicfile"
 	"github.com/hees-dev/hees/internal/checkpoint"
 )
 
@@ -219,5 +222,50 @@ func TestUserFilesBounded(t *testing.T) {
 				t.Errorf("hees %q: exit %d, stdout %q, stderr %q", args, code, stdout, stderr)
 			}
 		}
+	}
+}
+
+// TestTellSaysWhatItWaitsFor holds the lock of a state file while hees tell
+// waits for it: after a few seconds tell says, once, which lock file it
+// waits for, and it goes on when the lock is released.
+func TestTellSaysWhatItWaitsFor(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "run.state")
+	mustCLI(t, "", "init", "-state", state, "-d", "2")
+	unlock, err := atomicfile.Lock(context.Background(), state+".lock")
+	if err != nil {
+		t.Skip(err) // no file locks on this system
+	}
+	var stderr lockedBuffer
+	done := make(chan int, 1)
+	go func() { done <- run([]string{"tell", "-state", state}, strings.NewReader(""), io.Discard, &stderr) }()
+	for start := time.Now(); !strings.Contains(stderr.String(), "waiting for "+state+".lock"); time.Sleep(10 * time.Millisecond) {
+		if time.Since(start) > 3*lockNoticeAfter {
+			unlock()
+			t.Fatalf("no notice after %v, stderr %q", time.Since(start), stderr.String())
+		}
+	}
+	select {
+	case code := <-done:
+		t.Fatalf("tell ended (exit %d) while the lock was held", code)
+	default:
+	}
+	unlock()
+	if code := <-done; code != exitOK || strings.Count(stderr.String(), "\n") != 1 {
+		t.Errorf("exit %d, stderr %q; want exit 0 and the one notice", code, stderr.String())
+	}
+}
+
+// TestRunSaysWhatItWaitsFor runs a program that never answers: after 10 s
+// hees run says on stderr which point it waits for and what to check,
+// once, and the run goes on until -max-time.
+func TestRunSaysWhatItWaitsFor(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits 11 s")
+	}
+	sleeper := shellProgram(t, "read line\nsleep 1000\n")
+	code, _, stderr, took := runBounded(t, 40*time.Second, "run", "-cmd", sleeper, "-d", "2", "-max-time", "11s", "-q")
+	if code != exitOK || took < 11*time.Second || strings.Count(stderr, "\n") != 1 ||
+		!strings.Contains(stderr, "hees run: ") || !strings.Contains(stderr, "line by line") {
+		t.Errorf("exit %d after %v, stderr %q; want one notice of the wait", code, took, stderr)
 	}
 }

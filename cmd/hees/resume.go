@@ -27,6 +27,12 @@ strategy, and the resumed run evaluates that generation again. A run that
 had already finished is not continued: its summary is printed again.
 -max-time limits each invocation anew.
 
+The run keeps its files and its program where they were: the program of
+-cmd runs in the directory hees run was started in, and a relative -trace
+names a file there, wherever hees resume is started. So FILE holds a
+command that hees resume runs: a checkpoint is as powerful as a shell
+script. Resume only checkpoints you trust.
+
 A missing FILE is a usage error (exit status 2). A truncated or corrupted
 FILE, a file of another version, or one that is not a checkpoint is an error
 that says which (exit status 1); FILE is then left as it is, and no run is

@@ -60,11 +60,17 @@ exceeded by the next generation, the strategy's own criteria (and with
 
 With -cmd "PROGRAM ARGS", PROGRAM is started once per worker and kept
 running: hees writes a point to its standard input as one line of d numbers
-separated by spaces and reads the value from its standard output, one line
-per point; the program must flush its output after each answer, and exit at
-the end of its input. A crash, an answer that is not a number or a missing
-answer stops the run: the error (naming the point and the program's
-standard error) and the best point so far are printed, exit status 1.
+separated by spaces and reads the value from its standard output, exactly
+one line per point. The program must read its input line by line and flush
+its output after each answer: one that reads its input in blocks (mawk
+without -W interactive) or keeps its answers in a buffer waits forever for
+the rest of a block, and after 10 s of waiting hees says which process and
+point it waits for; -eval-timeout bounds the wait. The program must exit at
+the end of its input. It runs in the directory hees run was started in,
+also when hees resume continues the run elsewhere. A crash, an answer that
+is not a number or a missing answer stops the run: the error (naming the
+point and the program's standard error) and the best point so far are
+printed, exit status 1.
 
 On a terminal, a status line on standard error shows the evaluations, the
 best value, sigma and cond(C) (up to d = 100), at most 4 times a second;
@@ -81,7 +87,9 @@ stopped by a signal, a crash, a kill, -max-time or a failed program from
 the last state in FILE, and prints what the run would have printed had it
 not been stopped: with -json, the same bytes. FILE.lock, next to FILE, keeps
 two processes from running the same checkpoint. With -trace, the trace file
-grows at each checkpoint instead of being written at the end.
+grows at each checkpoint instead of being written at the end. FILE holds
+the -cmd program, which hees resume runs: a checkpoint is as powerful as a
+shell script, so resume only checkpoints you trust.
 
 %s
 
