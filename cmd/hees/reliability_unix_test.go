@@ -3,6 +3,8 @@
 package main
 
 import (
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -24,5 +26,57 @@ func TestResumeFIFO(t *testing.T) {
 		if code != exitFailure || !strings.Contains(stderr, "(it is a named pipe)") || took > 10*time.Second {
 			t.Errorf("hees %q: exit %d after %v, stderr %q", args, code, took, stderr)
 		}
+	}
+}
+
+// TestFileModesKept makes a state file and a checkpoint private (0600):
+// hees tell and hees resume replace them with files of the same mode; and
+// hees init under umask 077 creates a private state file.
+func TestFileModesKept(t *testing.T) {
+	dir := t.TempDir()
+	state := filepath.Join(dir, "run.state")
+	mustCLI(t, "", "init", "-state", state, "-d", "2")
+	if err := os.Chmod(state, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := askAll(t, state)[0]
+	mustCLI(t, c.id+" 1\n", "tell", "-state", state)
+	checkMode(t, state, 0o600)
+
+	ck := filepath.Join(dir, "ck")
+	if code, _, stderr := runCLI("run", "-f", "sphere", "-d", "2", "-max-time", "1ns", "-checkpoint", ck, "-q"); code != exitOK {
+		t.Fatalf("run: exit %d, stderr %q", code, stderr)
+	}
+	if err := os.Chmod(ck, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runCLI("resume", "-q", ck); code != exitOK {
+		t.Fatalf("resume: exit %d, stderr %q", code, stderr)
+	}
+	checkMode(t, ck, 0o600)
+
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	private := filepath.Join(dir, "private.state")
+	cmd := exec.Command("sh", "-c", `umask 077 && exec "$0" init -state "$1" -d 2`, exe, private)
+	cmd.Env = childEnv("hees")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("init under umask 077: %v\n%s", err, out)
+	}
+	checkMode(t, private, 0o600)
+}
+
+// checkMode fails the test unless the file at path has the permission bits
+// want.
+func checkMode(t *testing.T, path string, want os.FileMode) {
+	t.Helper()
+	info, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := info.Mode().Perm(); got != want {
+		t.Errorf("%s has mode %v, want %v", path, got, want)
 	}
 }
