@@ -269,3 +269,29 @@ func TestRunSaysWhatItWaitsFor(t *testing.T) {
 		t.Errorf("exit %d after %v, stderr %q; want one notice of the wait", code, took, stderr)
 	}
 }
+
+// TestResumeNamesRunDirectory resumes a run whose directory was moved away:
+// the error names the directory the program was looked for in.
+func TestResumeNamesRunDirectory(t *testing.T) {
+	root := t.TempDir()
+	a := filepath.Join(root, "a")
+	if err := os.Mkdir(a, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mustWrite(t, filepath.Join(a, "sim"), "#!/bin/sh\nwhile read line; do echo 1; done\n", 0o755)
+	if code, _, stderr := heesIn(t, a, nil, "run", "-cmd", "./sim", "-d", "2", "-max-time", "1ns", "-checkpoint", "ck", "-q"); code != exitOK {
+		t.Fatalf("run: exit %d, stderr %q", code, stderr)
+	}
+	real, err := filepath.EvalSymlinks(a) // as the run's os.Getwd sees it
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved := filepath.Join(root, "moved")
+	if err := os.Rename(a, moved); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := heesIn(t, root, nil, "resume", "-q", filepath.Join(moved, "ck"))
+	if code != exitFailure || !strings.Contains(stderr, "(in "+real+", the directory the run was started in)") {
+		t.Errorf("exit %d, stderr %q; want the error to name %s", code, stderr, real)
+	}
+}

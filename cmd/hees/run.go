@@ -346,6 +346,9 @@ func execute(ctx context.Context, name string, rs *checkpoint.Settings, problem 
 			Warn:        func(msg string) { fmt.Fprintf(stderr, "%s: %s\n", name, msg) },
 		})
 		if err != nil {
+			if rs.Dir != "" {
+				err = fmt.Errorf("%w (in %s, the directory the run was started in)", err, rs.Dir)
+			}
 			status := report(stderr, name, err)
 			if !cp.DiscardIfNew() {
 				cp.PrintResumeHint(stderr, name)
