@@ -306,6 +306,8 @@ func TestResumeBadFiles(t *testing.T) {
 			`hees resume: DIR/bad problem: bad checkpoint: objectives: unknown problem "spehre".*`, exitFailure},
 		{"zero workers", reencode(func(c *checkpoint.State) { c.File.Run.Workers = 0 }),
 			`hees resume: DIR/zero workers: bad checkpoint: out of range: max_evals 30000, workers 0, .*`, exitFailure},
+		{"relative dir", reencode(func(c *checkpoint.State) { c.File.Run.Dir = "a" }),
+			`hees resume: DIR/relative dir: bad checkpoint: dir "a" is not an absolute path`, exitFailure},
 		{"canceled stop", reencode(func(c *checkpoint.State) { c.File.Stop = es.ReasonCanceled }),
 			`hees resume: DIR/canceled stop: bad checkpoint: stop reason "canceled" does not end a run`, exitFailure},
 	} {

@@ -282,7 +282,7 @@ func TestResumeNamesRunDirectory(t *testing.T) {
 	if code, _, stderr := heesIn(t, a, nil, "run", "-cmd", "./sim", "-d", "2", "-max-time", "1ns", "-checkpoint", "ck", "-q"); code != exitOK {
 		t.Fatalf("run: exit %d, stderr %q", code, stderr)
 	}
-	real, err := filepath.EvalSymlinks(a) // as the run's os.Getwd sees it
+	dir, err := filepath.EvalSymlinks(a) // as the run's os.Getwd sees it
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -291,7 +291,7 @@ func TestResumeNamesRunDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, _, stderr := heesIn(t, root, nil, "resume", "-q", filepath.Join(moved, "ck"))
-	if code != exitFailure || !strings.Contains(stderr, "(in "+real+", the directory the run was started in)") {
-		t.Errorf("exit %d, stderr %q; want the error to name %s", code, stderr, real)
+	if code != exitFailure || !strings.Contains(stderr, "(in "+dir+", the directory the run was started in)") {
+		t.Errorf("exit %d, stderr %q; want the error to name %s", code, stderr, dir)
 	}
 }
