@@ -343,7 +343,13 @@ func execute(ctx context.Context, name string, rs *checkpoint.Settings, problem 
 		pool, err = extproc.Start(ctx, rs.Command, rs.Workers, extproc.Options{
 			Dir:         rs.Dir,
 			EvalTimeout: rs.EvalTimeout,
-			Warn:        func(msg string) { fmt.Fprintf(stderr, "%s: %s\n", name, msg) },
+			Warn: func(msg string) {
+				erase := "" // a status line on a terminal is redrawn after the next generation
+				if bar != nil && bar.terminal {
+					erase = "\r\x1b[K"
+				}
+				fmt.Fprintf(stderr, "%s%s: %s\n", erase, name, msg)
+			},
 		})
 		if err != nil {
 			if rs.Dir != "" {
