@@ -3,6 +3,8 @@ package main
 import (
 	"os"
 	"path/filepath"
+
+	"github.com/hees-dev/hees/internal/boundedfile"
 )
 
 // samePath reports whether the paths a and b name the same file: the same
@@ -31,10 +33,18 @@ func canonicalPath(path string) string {
 	return abs
 }
 
-// checkOutputs reports a -trace that names the -checkpoint file or its lock
-// file: each write of one would destroy the other.
+// checkOutputs reports a -trace that names a device, a named pipe or
+// another file that is not regular (a write would fail only at the end of
+// the run), or the -checkpoint file or its lock file (each write of one
+// would destroy the other).
 func (rf *runFlags) checkOutputs() error {
-	if rf.trace == "" || rf.checkpoint == "" {
+	if rf.trace == "" {
+		return nil
+	}
+	if info, err := os.Stat(rf.trace); err == nil && !info.Mode().IsRegular() {
+		return usagef("-trace %s is %s: give the name of a regular file", rf.trace, boundedfile.Kind(info.Mode()))
+	}
+	if rf.checkpoint == "" {
 		return nil
 	}
 	for _, other := range []string{rf.checkpoint, rf.checkpoint + ".lock"} {

@@ -80,3 +80,19 @@ func checkMode(t *testing.T, path string, want os.FileMode) {
 		t.Errorf("%s has mode %v, want %v", path, got, want)
 	}
 }
+
+// TestRunTraceFIFO gives a named pipe as -trace: refused before the run,
+// and the pipe is left as it is (not replaced by a regular file).
+func TestRunTraceFIFO(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "trace")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip(err)
+	}
+	code, stdout, stderr := runCLI("run", "-f", "sphere", "-d", "2", "-trace", fifo)
+	if code != exitUsage || stdout != "" || !strings.Contains(stderr, "is a named pipe: give the name of a regular file") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	if info, err := os.Lstat(fifo); err != nil || info.Mode()&os.ModeNamedPipe == 0 {
+		t.Errorf("the named pipe was replaced: %v, %v", info.Mode(), err)
+	}
+}
