@@ -56,7 +56,8 @@ that JSON cannot hold is written as the string "NaN", "+Inf" or "-Inf".
 
 The run stops at the first of: the target is reached, the budget would be
 exceeded by the next generation, the strategy's own criteria (and with
--restarts ipop, no restart is left), -max-time passes, Ctrl-C, SIGTERM or SIGHUP.
+-restarts ipop, no restart is left), -max-time passes, Ctrl-C, SIGTERM or
+SIGHUP.
 
 With -cmd "PROGRAM ARGS", PROGRAM is started once per worker and kept
 running: hees writes a point to its standard input as one line of d numbers
@@ -81,8 +82,9 @@ reason "canceled" and exit status 1.
 With -checkpoint FILE, the run keeps its complete state (the strategy, the
 settings, the trace so far) in FILE, which must not exist yet: FILE is
 written at the start, after every N generations (-checkpoint-every), at the
-end and on Ctrl-C, SIGTERM or SIGHUP, and each write replaces it atomically (a
-crash leaves the previous version). "hees resume FILE" continues a run
+end and on Ctrl-C, SIGTERM or SIGHUP, and each write replaces it atomically
+(a crash leaves the previous version); a failed write stops the run with the
+stop reason "checkpoint error". "hees resume FILE" continues a run
 stopped by a signal, a crash, a kill, -max-time or a failed program from
 the last state in FILE, and prints what the run would have printed had it
 not been stopped: with -json, the same bytes. FILE.lock, next to FILE, keeps
