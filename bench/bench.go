@@ -26,9 +26,11 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/hees-dev/hees/es"
 	"github.com/hees-dev/hees/internal/atomicfile"
+	"github.com/hees-dev/hees/internal/boundedfile"
 	"github.com/hees-dev/hees/internal/coco"
 	"github.com/hees-dev/hees/internal/svgplot"
 	"github.com/hees-dev/hees/internal/workpool"
@@ -204,12 +206,16 @@ func unmarshalRecord(data []byte) (*record, error) {
 // errSettings marks a record made with other settings than the bench's.
 var errSettings = errors.New("made with other settings")
 
+// maxRecordSize bounds the record files that load reads: a record holds
+// the summary of one run, a few kilobytes.
+const maxRecordSize = 64 << 20
+
 // load reads the record of job under g.Out. It returns nil, nil when there
 // is none, and an error for a record that is damaged or was made with other
 // settings (another budget, sigma0 or seed).
 func (g *Grid) load(j Job) (*record, error) {
 	path := j.recordPath(g.Out)
-	data, err := os.ReadFile(path)
+	data, err := boundedfile.Read(path, maxRecordSize)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -307,10 +313,20 @@ func (g *Grid) runJob(ctx context.Context, j Job) (*record, error) {
 // and names them on w. It stops at the first failed run, and with an
 // *InterruptedError when ctx is canceled before every run finished. A
 // record made with other settings (budget, Sigma0, seed) is an error found
-// before any run.
+// before any run. Run holds the lock file Out/runs/.lock: another Run on
+// the same Out at the same time is an error; under it, Run removes the
+// temporary files that a killed bench left next to the files it writes.
 func (g *Grid) Run(ctx context.Context, w io.Writer) error {
 	if err := g.check(); err != nil {
 		return err
+	}
+	unlock, err := g.lockOut(ctx)
+	if err != nil {
+		return err
+	}
+	locked := unlock != nil
+	if locked {
+		defer unlock()
 	}
 	jobs := g.Jobs()
 	// Every record is checked before any work, so that a bench with other
@@ -318,6 +334,11 @@ func (g *Grid) Run(ctx context.Context, w io.Writer) error {
 	records := make([]*record, len(jobs))
 	var todo []int
 	for i, j := range jobs {
+		if locked {
+			// Under the lock no other bench writes here: a temporary file
+			// is one of a killed bench's writes.
+			atomicfile.RemoveStaleTemps(j.recordPath(g.Out)) // best effort: a leftover is only clutter
+		}
 		r, err := g.load(j)
 		if err != nil {
 			return err
@@ -337,7 +358,7 @@ func (g *Grid) Run(ctx context.Context, w io.Writer) error {
 	var done atomic.Int64
 	done.Store(int64(len(jobs) - len(todo)))
 	prog.Begin(len(jobs), len(jobs)-len(todo))
-	err := workpool.Run(ctx, len(todo), workpool.Size(g.Workers, len(todo)), func(ctx context.Context, k int) error {
+	err = workpool.Run(ctx, len(todo), workpool.Size(g.Workers, len(todo)), func(ctx context.Context, k int) error {
 		j := jobs[todo[k]]
 		prog.Started(j)
 		r, err := g.runJob(ctx, j)
@@ -362,7 +383,36 @@ func (g *Grid) Run(ctx context.Context, w io.Writer) error {
 	if n := int(done.Load()); n < len(jobs) {
 		return &InterruptedError{Done: n, Total: len(jobs), Dir: filepath.Join(g.Out, "runs")}
 	}
-	return g.writeOutputs(w, jobs, records)
+	return g.writeOutputs(w, jobs, records, locked)
+}
+
+// lockWait is how long Run waits for the lock of its output directory:
+// its holder is a running bench, so waiting longer would only delay the
+// error.
+const lockWait = 100 * time.Millisecond
+
+// lockOut takes the lock file Out/runs/.lock, so that two benches never
+// write the same files, and returns its unlock; on a system without file
+// locks it returns a nil unlock and no error, and Run goes on without the
+// lock (and without removing stale temporary files).
+func (g *Grid) lockOut(ctx context.Context) (func() error, error) {
+	dir := filepath.Join(g.Out, "runs")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	path := filepath.Join(dir, ".lock")
+	// A canceled ctx is found by the runs, which then report how many
+	// finished; the short wait for the lock does not depend on it.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), lockWait)
+	defer cancel()
+	unlock, err := atomicfile.Lock(ctx, path)
+	switch {
+	case errors.Is(err, errors.ErrUnsupported):
+		return nil, nil
+	case errors.Is(err, context.DeadlineExceeded):
+		return nil, fmt.Errorf("bench: %s is in use by another bench (%s is locked)", g.Out, path)
+	}
+	return unlock, err
 }
 
 // check reports a Grid that cannot run.
@@ -409,8 +459,10 @@ func (g *Grid) save(j Job, r *record) error {
 }
 
 // writeOutputs builds the COCO data, the summary, the ECDF plots and the
-// ERT ratio tables from the records (in job order) and reports them.
-func (g *Grid) writeOutputs(stdout io.Writer, jobs []Job, records []*record) error {
+// ERT ratio tables from the records (in job order) and reports them. Under
+// the lock of Out (locked), it first removes the temporary files that a
+// killed bench left of each.
+func (g *Grid) writeOutputs(stdout io.Writer, jobs []Job, records []*record, locked bool) error {
 	runs := map[string][]*coco.Run{} // by label
 	var labels []string
 	for i, j := range jobs {
@@ -423,6 +475,9 @@ func (g *Grid) writeOutputs(stdout io.Writer, jobs []Job, records []*record) err
 		path := filepath.Join(g.Out, filepath.FromSlash(rel))
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return err
+		}
+		if locked {
+			atomicfile.RemoveStaleTemps(path) // best effort, as for the records
 		}
 		return atomicfile.WriteFile(path, data, 0o644)
 	}

@@ -120,6 +120,10 @@ type Options struct {
 	// Env lists extra environment variables, as "KEY=value", given to every
 	// process on top of the environment of the calling program.
 	Env []string
+	// Dir is the working directory of every process, against which a
+	// relative program path such as "./sim" is resolved too; "" means the
+	// calling program's.
+	Dir string
 	// EvalTimeout bounds one evaluation, from writing the point to reading
 	// the answer, and an evaluation that takes longer fails with ErrTimeout.
 	// Zero means no limit.
@@ -543,6 +547,7 @@ type process struct {
 // goroutines that watch it.
 func (p *Pool) startProcess(index int, words []string) (*process, error) {
 	cmd := exec.Command(words[0], words[1:]...)
+	cmd.Dir = p.opts.Dir
 	if len(p.opts.Env) > 0 {
 		cmd.Env = append(os.Environ(), p.opts.Env...)
 	}

@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -645,5 +648,30 @@ func BenchmarkEval(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestDir starts a program by a path relative to Options.Dir, which reads
+// a file of that directory: both are found there, not in the caller's
+// working directory.
+func TestDir(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the program is an sh script")
+	}
+	checkNoGoroutineLeak(t)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "sim"), []byte("#!/bin/sh\nwhile read line; do cat value; done\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "value"), []byte("7\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Start(context.Background(), "./sim", 1, Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if got, err := p.Eval([]float64{1, 2}); err != nil || got != 7 {
+		t.Errorf("Eval = %v, %v; want 7 from the program and file of Dir", got, err)
 	}
 }

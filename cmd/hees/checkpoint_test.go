@@ -306,6 +306,8 @@ func TestResumeBadFiles(t *testing.T) {
 			`hees resume: DIR/bad problem: bad checkpoint: objectives: unknown problem "spehre".*`, exitFailure},
 		{"zero workers", reencode(func(c *checkpoint.State) { c.File.Run.Workers = 0 }),
 			`hees resume: DIR/zero workers: bad checkpoint: out of range: max_evals 30000, workers 0, .*`, exitFailure},
+		{"relative dir", reencode(func(c *checkpoint.State) { c.File.Run.Dir = "a" }),
+			`hees resume: DIR/relative dir: bad checkpoint: dir "a" is not an absolute path`, exitFailure},
 		{"canceled stop", reencode(func(c *checkpoint.State) { c.File.Stop = es.ReasonCanceled }),
 			`hees resume: DIR/canceled stop: bad checkpoint: stop reason "canceled" does not end a run`, exitFailure},
 	} {
@@ -509,7 +511,8 @@ func TestCheckpointAtomic(t *testing.T) {
 
 // TestCheckpointWriteFailure removes the checkpoint's directory during a
 // run: the next write fails, which must stop the run at once with an error
-// rather than let it go on without checkpoints.
+// rather than let it go on without checkpoints, and with the stop reason
+// "checkpoint error", not "canceled" as if the user had stopped it.
 func TestCheckpointWriteFailure(t *testing.T) {
 	setObjectiveEnv(t, "sphere", "HEES_TEST_DELAY=1ms")
 	dir := filepath.Join(t.TempDir(), "sub")
@@ -533,7 +536,7 @@ func TestCheckpointWriteFailure(t *testing.T) {
 	if code != exitFailure || !regexp.MustCompile(`^hees run: writing the checkpoint: atomicfile: writing .*: no such file or directory\n`).MatchString(errOut) {
 		t.Errorf("exit %d, stderr %q; want the failed write", code, errOut)
 	}
-	if !strings.Contains(out, "stop reason  canceled\n") {
+	if !strings.Contains(out, "stop reason  checkpoint error\n") {
 		t.Errorf("summary:\n%s", out)
 	}
 	if d := time.Since(start); d > 8*time.Second {

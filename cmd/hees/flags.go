@@ -325,10 +325,10 @@ func formatPoint(x []float64) string {
 	return b.String()
 }
 
-// signalContext returns a context canceled by Ctrl-C or SIGTERM: it stops a
-// run, or the wait for a lock.
+// signalContext returns a context canceled by Ctrl-C, SIGTERM or SIGHUP (a
+// closed terminal or ssh session): it stops a run, or the wait for a lock.
 func signalContext() (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 }
 
 // readPoints reads the points of a file for -inject: one point per line,

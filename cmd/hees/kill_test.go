@@ -95,7 +95,7 @@ func TestKillRunResume(t *testing.T) {
 		{"hees target trace", "rosenbrock", []string{"-d", "3", "-seed", "5", "-target", "1e-10", "-max-evals", "5000"},
 			[]syscall.Signal{syscall.SIGKILL, syscall.SIGINT, syscall.SIGKILL, syscall.SIGTERM, syscall.SIGKILL}},
 		{"ipop budget workers", "rastrigin", []string{"-d", "2", "-restarts", "ipop", "-target", "none", "-max-evals", "1500", "-workers", "2"},
-			[]syscall.Signal{syscall.SIGKILL, syscall.SIGKILL, syscall.SIGTERM, syscall.SIGKILL, syscall.SIGKILL}},
+			[]syscall.Signal{syscall.SIGKILL, syscall.SIGHUP, syscall.SIGTERM, syscall.SIGKILL, syscall.SIGKILL}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -12,8 +13,13 @@ import (
 	"strings"
 
 	"github.com/hees-dev/hees/internal/atomicfile"
+	"github.com/hees-dev/hees/internal/boundedfile"
 	"github.com/hees-dev/hees/internal/traceplot"
 )
+
+// maxTraceSize bounds the trace files that hees plot reads: 1 GiB, millions
+// of generations.
+const maxTraceSize = 1 << 30
 
 const plotHelp = `Usage: hees plot [flags] TRACE.csv
 
@@ -74,11 +80,14 @@ func runPlot(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		*title = filepath.Base(in)
 	}
 
-	data, err := os.ReadFile(in)
+	data, err := boundedfile.Read(in, maxTraceSize)
 	if err != nil {
-		// A missing input file is a usage error, as a missing state file is.
 		fmt.Fprintf(stderr, "hees plot: %v\n", err)
-		return exitUsage
+		// A missing input file is a usage error, as a missing state file is.
+		if errors.Is(err, os.ErrNotExist) {
+			return exitUsage
+		}
+		return exitFailure
 	}
 	tr, err := traceplot.Read(data)
 	if err != nil {

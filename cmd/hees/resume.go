@@ -6,6 +6,7 @@ import (
 
 	"context"
 	"flag"
+	"github.com/hees-dev/hees/es"
 	"github.com/hees-dev/hees/internal/checkpoint"
 	"io"
 )
@@ -25,6 +26,12 @@ abandoned by the interruption are not counted: they were never told to the
 strategy, and the resumed run evaluates that generation again. A run that
 had already finished is not continued: its summary is printed again.
 -max-time limits each invocation anew.
+
+The run keeps its files and its program where they were: the program of
+-cmd runs in the directory hees run was started in, and a relative -trace
+names a file there, wherever hees resume is started. So FILE holds a
+command that hees resume runs: a checkpoint is as powerful as a shell
+script. Resume only checkpoints you trust.
 
 A missing FILE is a usage error (exit status 2). A truncated or corrupted
 FILE, a file of another version, or one that is not a checkpoint is an error
@@ -48,8 +55,8 @@ func runResume(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	switch {
 	case len(files) != 1:
 		return report(stderr, name, usagef("give one checkpoint FILE, got %d arguments (run 'hees help resume')", len(files)))
-	case *workers < 0:
-		return report(stderr, name, usagef("-workers %d: want at least 1, or 0 for the run's", *workers))
+	case *workers < 0 || *workers > es.MaxWorkers:
+		return report(stderr, name, usagef("-workers %d: want 1 to %d, or 0 for the run's", *workers, es.MaxWorkers))
 	}
 	if err := out.check(); err != nil {
 		return report(stderr, name, err)

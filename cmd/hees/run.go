@@ -56,15 +56,22 @@ that JSON cannot hold is written as the string "NaN", "+Inf" or "-Inf".
 
 The run stops at the first of: the target is reached, the budget would be
 exceeded by the next generation, the strategy's own criteria (and with
--restarts ipop, no restart is left), -max-time passes, Ctrl-C or SIGTERM.
+-restarts ipop, no restart is left), -max-time passes, Ctrl-C, SIGTERM or
+SIGHUP.
 
 With -cmd "PROGRAM ARGS", PROGRAM is started once per worker and kept
 running: hees writes a point to its standard input as one line of d numbers
-separated by spaces and reads the value from its standard output, one line
-per point; the program must flush its output after each answer, and exit at
-the end of its input. A crash, an answer that is not a number or a missing
-answer stops the run: the error (naming the point and the program's
-standard error) and the best point so far are printed, exit status 1.
+separated by spaces and reads the value from its standard output, exactly
+one line per point. The program must read its input line by line and flush
+its output after each answer: one that reads its input in blocks (mawk
+without -W interactive) or keeps its answers in a buffer waits forever for
+the rest of a block, and after 10 s of waiting hees says which process and
+point it waits for; -eval-timeout bounds the wait. The program must exit at
+the end of its input. It runs in the directory hees run was started in,
+also when hees resume continues the run elsewhere. A crash, an answer that
+is not a number or a missing answer stops the run: the error (naming the
+point and the program's standard error) and the best point so far are
+printed, exit status 1.
 With -on-error nan a failed point is ranked worst instead (told to the
 strategy as NaN and counted as an evaluation), the crashed program is
 restarted and the run goes on; it stops with the reason "too many
@@ -95,13 +102,16 @@ reason "canceled" and exit status 1.
 With -checkpoint FILE, the run keeps its complete state (the strategy, the
 settings, the trace so far) in FILE, which must not exist yet: FILE is
 written at the start, after every N generations (-checkpoint-every), at the
-end and on Ctrl-C or SIGTERM, and each write replaces it atomically (a
-crash leaves the previous version). "hees resume FILE" continues a run
+end and on Ctrl-C, SIGTERM or SIGHUP, and each write replaces it atomically
+(a crash leaves the previous version); a failed write stops the run with the
+stop reason "checkpoint error". "hees resume FILE" continues a run
 stopped by a signal, a crash, a kill, -max-time or a failed program from
 the last state in FILE, and prints what the run would have printed had it
 not been stopped: with -json, the same bytes. FILE.lock, next to FILE, keeps
 two processes from running the same checkpoint. With -trace, the trace file
-grows at each checkpoint instead of being written at the end.
+grows at each checkpoint instead of being written at the end. FILE holds
+the -cmd program, which hees resume runs: a checkpoint is as powerful as a
+shell script, so resume only checkpoints you trust.
 
 %s
 
@@ -229,8 +239,8 @@ func (rf *runFlags) check(set map[string]bool) error {
 		return usagef("give -f or -cmd, not both")
 	case rf.command != "" && !set["d"]:
 		return usagef("-cmd needs -d, the dimension of the program's points")
-	case rf.workers < 1:
-		return usagef("-workers %d: want at least 1", rf.workers)
+	case rf.workers < 1 || rf.workers > es.MaxWorkers:
+		return usagef("-workers %d: want 1 to %d", rf.workers, es.MaxWorkers)
 	case rf.traceEvery < 1:
 		return usagef("-trace-every %d: want at least 1", rf.traceEvery)
 	case rf.maxTime < 0:
@@ -247,6 +257,9 @@ func (rf *runFlags) check(set map[string]bool) error {
 		return usagef("-retries %d: want 0 to %d", rf.retries, es.MaxRetries)
 	}
 	if err := rf.outputFlags.check(); err != nil {
+		return err
+	}
+	if err := rf.checkOutputs(); err != nil {
 		return err
 	}
 	return checkDim(rf.dim)
@@ -291,6 +304,10 @@ func (rf *runFlags) run(ctx context.Context, stdout, stderr io.Writer) int {
 	}
 	var cp *checkpoint.Writer
 	if rf.checkpoint != "" {
+		// Resumed from anywhere, the run keeps this directory.
+		if settings.Dir, err = os.Getwd(); err != nil {
+			return report(stderr, name, err)
+		}
 		cp, err = checkpoint.Create(ctx, rf.checkpoint, rf.checkpointEvery, &settings, s)
 		if err != nil {
 			return report(stderr, name, err)
@@ -371,8 +388,22 @@ func execute(ctx context.Context, name string, rs *checkpoint.Settings, problem 
 		// A run that goes on after a failure gets a fresh program for
 		// the next point.
 		restart := rs.OnError == es.OnErrorWorst || rs.Retries > 0
-		pool, err = extproc.Start(ctx, rs.Command, rs.Workers, extproc.Options{EvalTimeout: rs.EvalTimeout, Restart: restart})
+		pool, err = extproc.Start(ctx, rs.Command, rs.Workers, extproc.Options{
+			Dir:         rs.Dir,
+			EvalTimeout: rs.EvalTimeout,
+			Restart:     restart,
+			Warn: func(msg string) {
+				erase := "" // a status line on a terminal is redrawn after the next generation
+				if bar != nil && bar.terminal {
+					erase = "\r\x1b[K"
+				}
+				fmt.Fprintf(stderr, "%s%s: %s\n", erase, name, msg)
+			},
+		})
 		if err != nil {
+			if rs.Dir != "" {
+				err = fmt.Errorf("%w (in %s, the directory the run was started in)", err, rs.Dir)
+			}
 			status := report(stderr, name, err)
 			if !cp.DiscardIfNew() {
 				cp.PrintResumeHint(stderr, name)
@@ -389,6 +420,11 @@ func execute(ctx context.Context, name string, rs *checkpoint.Settings, problem 
 	var failures []error
 	if pool != nil {
 		failures, runErr = closeExternal(ctx, pool, runErr)
+		if errors.Is(errors.Join(failures...), extproc.ErrProtocol) {
+			// Answers may have gone to the wrong points: the result
+			// cannot be trusted, whatever stopped the run.
+			res.Reason = es.ReasonObjectiveError
+		}
 	}
 	if runErr != nil {
 		failures = append(failures, runErr)
@@ -397,14 +433,21 @@ func execute(ctx context.Context, name string, rs *checkpoint.Settings, problem 
 		if err := cp.Finish(s, res); err != nil {
 			failures = append(failures, err)
 		}
+		if cp.WriteFailed() {
+			res.Reason = reasonCheckpointError
+		}
 		res.Elapsed += cp.ElapsedBefore()
 	} else if opt.Trace != nil {
-		if err := writeTrace(rs.Trace, opt.Trace); err != nil {
+		if err := writeTrace(rs.TracePath(), opt.Trace); err != nil {
 			failures = append(failures, err)
 		}
 	}
 	return printResult(name, rs, problem, s, res, failures, cp, out, stdout, stderr)
 }
+
+// reasonCheckpointError is the stop reason of a run stopped because its
+// checkpoint could not be written (the error names the file).
+const reasonCheckpointError es.Reason = "checkpoint error"
 
 // printResult prints the summary of a run that ended with res and the
 // failures, and returns the exit status: exitFailure when the run failed or
@@ -418,7 +461,7 @@ func printResult(name string, rs *checkpoint.Settings, problem objectives.Proble
 		rep.Error = errors.Join(failures...).Error()
 		status = exitFailure
 	}
-	if res.Reason == es.ReasonCanceled {
+	if res.Reason == es.ReasonCanceled || res.Reason == reasonCheckpointError {
 		status = exitFailure
 	}
 	for _, err := range failures {
@@ -528,6 +571,8 @@ func closeExternal(ctx context.Context, pool *extproc.Pool, runErr error) ([]err
 	switch {
 	case errors.As(runErr, &objErr) && objErr.Err != nil:
 		return []error{objErr.Err}, nil
+	case errors.Is(closeErr, extproc.ErrProtocol):
+		return []error{closeErr}, runErr
 	case closeErr != nil && ctx.Err() == nil:
 		return []error{fmt.Errorf("the program did not end cleanly: %w", closeErr)}, runErr
 	}

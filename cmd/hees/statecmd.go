@@ -150,7 +150,7 @@ func runInit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 	ctx, stop := signalContext()
 	defer stop()
-	err = session.WithLock(ctx, *path, func() error {
+	err = withStateLock(ctx, name, stderr, *path, func() error {
 		if _, err := os.Lstat(*path); err == nil && !*force {
 			return fmt.Errorf("%s exists (use -force to replace it)", *path)
 		}
@@ -219,7 +219,7 @@ func runTell(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signalContext()
 	defer stop()
-	err = session.WithLock(ctx, *path, func() error {
+	err = withStateLock(ctx, name, stderr, *path, func() error {
 		ss, err := loadSession(*path)
 		if err != nil {
 			return err

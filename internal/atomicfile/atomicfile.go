@@ -16,6 +16,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/hees-dev/hees/internal/boundedfile"
 )
 
 // WriteFile replaces the file at path with data, atomically and durably.
@@ -25,6 +27,11 @@ import (
 // directory, so that once WriteFile returns nil the new content survives a
 // power loss, and at no time does path hold partial content. A symbolic link
 // at path is replaced by a regular file, not followed.
+//
+// Only a regular file or a symbolic link is replaced: a device, a named
+// pipe or a socket at path (such as /dev/null), or a symbolic link to one
+// (such as /dev/stdout), is left alone and the error wraps
+// boundedfile.ErrNotRegular.
 //
 // A regular file at path keeps its permission bits; one whose owner may not
 // write it (such as mode 0444) is not replaced, and the error wraps
@@ -42,6 +49,9 @@ func WriteFile(path string, data []byte, perm os.FileMode) error {
 	}
 	if dir == "" {
 		dir = "."
+	}
+	if err := checkReplaceable(path); err != nil {
+		return err
 	}
 	keep := os.FileMode(0) // the mode to keep; 0 for a new file
 	if info, err := os.Lstat(path); err == nil && info.Mode().IsRegular() {
@@ -62,6 +72,28 @@ func WriteFile(path string, data []byte, perm os.FileMode) error {
 		return fmt.Errorf("atomicfile: %s was replaced but its directory was not flushed to disk: %w", path, err)
 	}
 	return nil
+}
+
+// checkReplaceable reports a path that WriteFile must not replace: an
+// existing file other than a regular file or a symbolic link, or a symbolic
+// link to such a file. Renaming over a device would replace it for every
+// program on the system.
+func checkReplaceable(path string) error {
+	info, err := os.Lstat(path)
+	if err != nil {
+		return nil // nothing there (or the write will say what is wrong)
+	}
+	what := "it is"
+	if info.Mode()&fs.ModeSymlink != 0 {
+		if info, err = os.Stat(path); err != nil {
+			return nil // a dangling link is replaced
+		}
+		what = "it is a symbolic link to"
+	}
+	if info.Mode().IsRegular() || info.IsDir() {
+		return nil // a directory: the rename fails with its own error
+	}
+	return fmt.Errorf("atomicfile: not replacing %s: %w (%s %s)", path, boundedfile.ErrNotRegular, what, boundedfile.Kind(info.Mode()))
 }
 
 // tempName returns the name of a temporary file for the file called name:

@@ -35,7 +35,8 @@ const (
 //
 // unlock releases the lock and closes the file; calling it a second time
 // returns an error. Lock is implemented with flock(2) on Linux, macOS and
-// the BSDs; elsewhere it returns an error that says locks are unsupported.
+// the BSDs; elsewhere it returns an error that says locks are unsupported
+// and wraps errors.ErrUnsupported.
 func Lock(ctx context.Context, path string) (unlock func() error, err error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("atomicfile: lock %s: %w", path, err)

@@ -3,14 +3,16 @@
 package atomicfile
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"runtime"
 )
 
-// tryLock fails: this system has no flock(2).
+// tryLock fails with an error wrapping errors.ErrUnsupported: this system
+// has no flock(2).
 func tryLock(f *os.File) (bool, error) {
-	return false, fmt.Errorf("file locks are not supported on %s", runtime.GOOS)
+	return false, fmt.Errorf("file locks are not supported on %s: %w", runtime.GOOS, errors.ErrUnsupported)
 }
 
 // unlockFile is never reached, since tryLock never succeeds here.

@@ -4,6 +4,7 @@ package atomicfile
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,7 +12,7 @@ import (
 
 func TestLockUnsupported(t *testing.T) {
 	_, err := Lock(context.Background(), filepath.Join(t.TempDir(), "run.lock"))
-	if err == nil || !strings.Contains(err.Error(), "not supported") {
+	if !errors.Is(err, errors.ErrUnsupported) || !strings.Contains(err.Error(), "not supported") {
 		t.Errorf("got %v, want an error saying locks are not supported", err)
 	}
 }

@@ -35,7 +35,7 @@ func Read(path string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	if !info.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: %w (it is %s)", path, ErrNotRegular, kind(info.Mode()))
+		return nil, fmt.Errorf("%s: %w (it is %s)", path, ErrNotRegular, Kind(info.Mode()))
 	}
 	if info.Size() > limit {
 		return nil, fmt.Errorf("%s: %w: %d bytes, more than %d", path, ErrTooLarge, info.Size(), limit)
@@ -50,7 +50,7 @@ func Read(path string, limit int64) ([]byte, error) {
 	if info, err := f.Stat(); err != nil {
 		return nil, err
 	} else if !info.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: %w (it is %s)", path, ErrNotRegular, kind(info.Mode()))
+		return nil, fmt.Errorf("%s: %w (it is %s)", path, ErrNotRegular, Kind(info.Mode()))
 	}
 	data, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
@@ -62,8 +62,9 @@ func Read(path string, limit int64) ([]byte, error) {
 	return data, nil
 }
 
-// kind names the type of a file that is not regular.
-func kind(m fs.FileMode) string {
+// Kind names the type of a file that is not regular, as in "it is a named
+// pipe".
+func Kind(m fs.FileMode) string {
 	switch {
 	case m.IsDir():
 		return "a directory"

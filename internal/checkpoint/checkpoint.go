@@ -60,6 +60,20 @@ type Settings struct {
 	// or "worst", and the tries again of a failed point.
 	OnError es.OnError `json:"on_error,omitempty"`
 	Retries int        `json:"retries,omitempty"`
+	// Dir is the absolute working directory of the run that created the
+	// checkpoint: the program of Command runs in it and a relative Trace is
+	// resolved against it, wherever hees resume is started, so that a
+	// checkpoint means the same run everywhere. Checkpoints without it
+	// (older versions) use the current directory.
+	Dir string `json:"dir,omitempty"`
+}
+
+// TracePath returns the path of the trace file, resolved against Dir.
+func (rs *Settings) TracePath() string {
+	if rs.Dir == "" || rs.Trace == "" || filepath.IsAbs(rs.Trace) {
+		return rs.Trace
+	}
+	return filepath.Join(rs.Dir, rs.Trace)
 }
 
 // File is the payload of a checkpoint: what hees resume needs to continue a
@@ -170,7 +184,7 @@ func Create(ctx context.Context, path string, every int, rs *Settings, s es.Stra
 	}
 	if rs.Trace != "" {
 		header := traceHeader()
-		if err := atomicfile.WriteFile(rs.Trace, header, 0o644); err != nil {
+		if err := atomicfile.WriteFile(rs.TracePath(), header, 0o644); err != nil {
 			c.Close()
 			return nil, fmt.Errorf("writing the trace: %w", err)
 		}
@@ -224,11 +238,11 @@ func Open(ctx context.Context, path string) (*Writer, *State, error) {
 // read reads and decodes the checkpoint at path; errors name the
 // path.
 func read(path string) (*State, error) {
-	data, err := os.ReadFile(path)
+	payload, err := statefile.ReadFile(path, Kind) // refuses devices and named pipes
 	if err != nil {
 		return nil, err
 	}
-	st, err := Decode(data)
+	st, err := Parse(payload)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -238,7 +252,7 @@ func read(path string) (*State, error) {
 // restoreTrace cuts the trace file back to the length it had at the
 // checkpoint, removing the rows of generations after it.
 func (c *Writer) restoreTrace() error {
-	path, size := c.file.Run.Trace, c.file.TraceBytes
+	path, size := c.file.Run.TracePath(), c.file.TraceBytes
 	header := traceHeader()
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if err != nil {
@@ -268,7 +282,7 @@ func (c *Writer) DiscardIfNew() bool {
 		return false
 	}
 	if c.file.Run.Trace != "" {
-		os.Remove(c.file.Run.Trace)
+		os.Remove(c.file.Run.TracePath())
 	}
 	return os.Remove(c.path) == nil
 }
@@ -292,6 +306,10 @@ func (c *Writer) AfterGeneration(pr es.Progress, cancel context.CancelFunc) {
 		cancel()
 	}
 }
+
+// WriteFailed reports whether a write during the run failed, which stopped
+// the run (AfterGeneration).
+func (c *Writer) WriteFailed() bool { return c.err != nil }
 
 // Finish writes the checkpoint of the strategy s once es.Minimize returned
 // res: it records the stop, unless the run can go on. It returns the first
@@ -356,7 +374,7 @@ func (c *Writer) AppendTrace() error {
 		return err
 	}
 	data := buf.Bytes()[len(traceHeader()):]
-	f, err := os.OpenFile(c.file.Run.Trace, os.O_WRONLY, 0)
+	f, err := os.OpenFile(c.file.Run.TracePath(), os.O_WRONLY, 0)
 	if err != nil {
 		return err
 	}
@@ -439,9 +457,11 @@ func (st *State) check() error {
 		return fmt.Errorf("the strategy is %s in %d dimensions, the settings say %s in %d", s.Name(), s.Dim(), wantName, rs.Dim)
 	case (rs.Problem == "") == (rs.Command == ""):
 		return errors.New("want either a problem or a command")
-	case rs.MaxEvals < 0 || rs.Workers < 1 || rs.MaxTime < 0 || rs.EvalTimeout < 0 || rs.TraceEvery < 1 || f.Every < 1:
+	case rs.MaxEvals < 0 || rs.Workers < 1 || rs.Workers > es.MaxWorkers || rs.MaxTime < 0 || rs.EvalTimeout < 0 || rs.TraceEvery < 1 || f.Every < 1:
 		return fmt.Errorf("out of range: max_evals %d, workers %d, max_time %v, eval_timeout %v, trace_every %d, every %d",
 			rs.MaxEvals, rs.Workers, rs.MaxTime, rs.EvalTimeout, rs.TraceEvery, f.Every)
+	case rs.Dir != "" && !filepath.IsAbs(rs.Dir):
+		return fmt.Errorf("dir %q is not an absolute path", rs.Dir)
 	case rs.Target != nil && (math.IsNaN(*rs.Target) || math.IsInf(*rs.Target, 0)):
 		return fmt.Errorf("target %v is not finite", *rs.Target)
 	case f.Elapsed < 0 || f.TraceBytes < 0 || (rs.Trace == "") != (f.TraceBytes == 0):

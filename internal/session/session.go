@@ -24,9 +24,19 @@ import (
 	"github.com/hees-dev/hees/linalg"
 )
 
-// maxLine bounds one input line of tell (64 MiB holds millions of
-// coordinates).
-const maxLine = 64 << 20
+// Bounds of the input of tell (ReadTold), so that a wrong input ends with
+// one error rather than gigabytes of memory or millions of lines of errors.
+const (
+	// maxLine bounds one line, which holds an ID and a value: 1 MiB leaves
+	// room for any spacing.
+	maxLine = 1 << 20
+	// maxToldLines bounds the lines of one input: as many as the largest
+	// generation has points (es allows 2^20 pairs, so 2^21 points); a
+	// valid input names each point at most once.
+	maxToldLines = 1 << 21
+	// maxBadLines is the number of bad lines after which ReadTold stops.
+	maxBadLines = 100
+)
 
 // Kind is the kind of an ask/tell state file in its container
 // (internal/statefile); the payload is the JSON of File.
@@ -281,7 +291,10 @@ type BadLine struct {
 }
 
 // ReadTold reads the "ID VALUE" lines of in (blank lines are skipped).
-// Syntax errors are returned as one BadLine per line.
+// Syntax errors are returned as one BadLine per line. An input that cannot
+// be a tell is an error naming the line where reading stopped: a line
+// longer than maxLine bytes, more than maxToldLines lines, or more than
+// maxBadLines bad lines (the error quotes the first).
 func ReadTold(in io.Reader) ([]Line, []BadLine, error) {
 	var (
 		lines []Line
@@ -289,7 +302,15 @@ func ReadTold(in io.Reader) ([]Line, []BadLine, error) {
 	)
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 0, 4096), maxLine)
-	for n := 1; sc.Scan(); n++ {
+	n := 0
+	for sc.Scan() {
+		n++
+		switch {
+		case n > maxToldLines:
+			return nil, nil, fmt.Errorf("line %d: more lines than a generation has points (at most %d)", n, maxToldLines)
+		case len(bad) > maxBadLines:
+			return nil, nil, tooManyBad(bad)
+		}
 		words := strings.Fields(sc.Text())
 		if len(words) == 0 {
 			continue
@@ -314,7 +335,22 @@ func ReadTold(in io.Reader) ([]Line, []BadLine, error) {
 		}
 		lines = append(lines, Line{line: n, id: words[0], gen: gen, row: row, value: v})
 	}
-	return lines, bad, sc.Err()
+	if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
+		return nil, nil, fmt.Errorf("line %d: longer than %d bytes (a line holds an ID and a value)", n+1, maxLine)
+	} else if err != nil {
+		return nil, nil, fmt.Errorf("after line %d: %w", n, err)
+	}
+	if len(bad) > maxBadLines {
+		return nil, nil, tooManyBad(bad)
+	}
+	return lines, bad, nil
+}
+
+// tooManyBad is the error of ReadTold once bad holds more than maxBadLines
+// lines.
+func tooManyBad(bad []BadLine) error {
+	return fmt.Errorf("line %d: more than %d bad lines, stopped reading; the first is line %d: %s",
+		bad[maxBadLines].Line, maxBadLines, bad[0].Line, bad[0].Msg)
 }
 
 // Check returns the values of lines by row, and a BadLine for each line
