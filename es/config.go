@@ -23,7 +23,8 @@ type Config struct {
 	// (ALGORITHMS.md Section 4, the reference code's fmin).
 	Box float64
 	// Pairs is the number of mirrored pairs lambda~ of the full HE-ES; 0
-	// means floor(2 + 1.5 ln d) (ALGORITHMS.md Section 4). IPOP doubles it.
+	// means floor(2 + 1.5 ln d) (ALGORITHMS.md Section 4), for hees2 at most
+	// d. IPOP doubles it.
 	// The other strategies have a fixed population and require 0.
 	Pairs int
 	// Lambda is the population size lambda of the (mu/mu_w, lambda)-CMA-ES
@@ -40,24 +41,24 @@ type Config struct {
 
 	// Kappa is the trust-region ratio kappa of computeG (Algorithm 3): the
 	// curvature estimates are raised to at least max(h)/kappa. It must be at
-	// least 1; +Inf switches the trust region off. 0 means 3 for hees (the
+	// least 1; +Inf switches the trust region off. 0 means 3 for hees and hees2 (the
 	// reference code's "maxupdate", ALGORITHMS.md Section 3) and +Inf for
 	// hees14 (the analysed setting, ALGORITHMS.md Section 13 item 2, where A
 	// stays unchanged when a curvature estimate is not positive). Only for
-	// hees and hees14.
+	// hees, hees2 and hees14.
 	Kappa float64
 	// EtaA is the learning rate eta_A of computeG (Algorithm 3), positive.
-	// 0 means 0.5 for hees (the reference code's lr, ALGORITHMS.md Section
-	// 3) and 1 for hees14 (the analysed setting, Section 13 item 2). Only for
-	// hees and hees14.
+	// 0 means 0.5 for hees and hees2 (the reference code's lr, ALGORITHMS.md
+	// Section 3) and 1 for hees14 (the analysed setting, Section 13 item 2).
+	// Only for hees, hees2 and hees14.
 	EtaA float64
 	// CS is the cumulation constant c_s of the full HE-ES's step-size
 	// adaptation, in (0, 1]. 0 means (mu_eff^mirr + 2)/(d + mu_eff^mirr + 3)
-	// (ALGORITHMS.md Section 4, reference code). Only for hees.
+	// (ALGORITHMS.md Section 4, reference code). Only for hees and hees2.
 	CS float64
 	// DS is the damping d_s of the full HE-ES's step-size adaptation,
 	// positive. 0 means 1 + c_s + 2 max(0, sqrt((mu_eff - 1)/(d + 1)) - 1)
-	// (ALGORITHMS.md Section 4, reference code). Only for hees.
+	// (ALGORITHMS.md Section 4, reference code). Only for hees and hees2.
 	DS float64
 	// CSigma is the success factor c_sigma > 1 of the 1/5 rule of es11 and
 	// hees14 (Algorithm 4): a success multiplies sigma by c_sigma, a failure
@@ -75,6 +76,8 @@ type Config struct {
 	// the length of pycma's best-value history. For cmaes it is pycma's tolfun: both max - min of the
 	// generation's values and max - min of the best values of the last
 	// 10 + 30 d/lambda generations must fall below it (0 means 1e-11).
+	// For hees2 it is pycma's tolfun on the 2 lambda~ offspring values, as
+	// for cmaes (0 means 1e-11).
 	// A negative value switches the criterion off.
 	TolFun float64
 }

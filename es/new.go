@@ -15,19 +15,23 @@ const (
 	nameES11   = "es11"
 	nameHEES14 = "hees14"
 	nameHEES   = "hees"
+	nameHEES2  = "hees2"
 	nameCMA11  = "cma11"
 	nameCMAES  = "cmaes"
 )
 
 // Names returns the names New accepts, in the order of the package
 // documentation.
-func Names() []string { return []string{nameES11, nameHEES14, nameHEES, nameCMA11, nameCMAES} }
+func Names() []string {
+	return []string{nameES11, nameHEES14, nameHEES, nameHEES2, nameCMA11, nameCMAES}
+}
 
 // New returns the strategy called name configured by cfg:
 //
 //	es11    (1+1)-ES with the 1/5 success rule
 //	hees14  (1+4)-HE-ES (Algorithm 4 of Glasmachers & Krause)
 //	hees    full HE-ES with mirrored sampling (Algorithm 1)
+//	hees2   hees with the path as a search direction (see hees2.go)
 //	cma11   (1+1)-CMA-ES, 2009 variant with evolution path
 //	cmaes   (mu/mu_w, lambda)-CMA-ES with the tutorial's defaults
 //
@@ -61,6 +65,8 @@ func newStrategy(name string) strategy {
 		return new(hees14)
 	case nameHEES:
 		return new(hees)
+	case nameHEES2:
+		return new(hees2)
 	case nameCMA11:
 		return new(cma11)
 	case nameCMAES:
@@ -96,7 +102,8 @@ func Load(data []byte) (Strategy, error) {
 // resolve validates cfg for strategy name and fills in every default. The
 // returned X0 and A0 are the caller's (New's setup copies them).
 func resolve(name string, cfg Config) (Config, error) {
-	heesFamily := name == nameHEES || name == nameHEES14
+	heesFamily := name == nameHEES || name == nameHEES14 || name == nameHEES2
+	fullHEES := name == nameHEES || name == nameHEES2
 	if !slices.Contains(Names(), name) {
 		return cfg, fmt.Errorf("es: unknown strategy %q (want one of %s)", name, strings.Join(Names(), ", "))
 	}
@@ -140,9 +147,9 @@ func resolve(name string, cfg Config) (Config, error) {
 	if cfg.Pairs < 0 || cfg.Pairs > maxPopulation {
 		return cfg, fmt.Errorf("es: Config.Pairs = %d: must be in [0, %d]", cfg.Pairs, maxPopulation)
 	}
-	if name == nameHEES {
+	if fullHEES {
 		if cfg.Pairs == 0 {
-			cfg.Pairs = defaultPairs(d)
+			cfg.Pairs = pairsOf(name, d)
 		}
 	} else if cfg.Pairs != 0 && name == nameCMAES {
 		return cfg, fmt.Errorf("es: Config.Pairs = %d: %s sets its population with Lambda (leave Pairs 0)", cfg.Pairs, name)
@@ -165,10 +172,10 @@ func resolve(name string, cfg Config) (Config, error) {
 
 	if !heesFamily {
 		if cfg.Kappa != 0 {
-			return cfg, fmt.Errorf("es: Config.Kappa: %s has no computeG (only hees and hees14)", name)
+			return cfg, fmt.Errorf("es: Config.Kappa: %s has no computeG (only hees, hees2 and hees14)", name)
 		}
 		if cfg.EtaA != 0 {
-			return cfg, fmt.Errorf("es: Config.EtaA: %s has no computeG (only hees and hees14)", name)
+			return cfg, fmt.Errorf("es: Config.EtaA: %s has no computeG (only hees, hees2 and hees14)", name)
 		}
 	} else {
 		if cfg.Kappa == 0 {
@@ -191,12 +198,12 @@ func resolve(name string, cfg Config) (Config, error) {
 		}
 	}
 
-	if name != nameHEES {
+	if !fullHEES {
 		if cfg.CS != 0 {
-			return cfg, fmt.Errorf("es: Config.CS: only hees has cumulative step-size adaptation, not %s", name)
+			return cfg, fmt.Errorf("es: Config.CS: only hees and hees2 have cumulative step-size adaptation, not %s", name)
 		}
 		if cfg.DS != 0 {
-			return cfg, fmt.Errorf("es: Config.DS: only hees has cumulative step-size adaptation, not %s", name)
+			return cfg, fmt.Errorf("es: Config.DS: only hees and hees2 have cumulative step-size adaptation, not %s", name)
 		}
 	} else {
 		if cfg.CS == 0 {

@@ -1,0 +1,128 @@
+package es
+
+import (
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/hees-dev/hees/linalg"
+	"github.com/hees-dev/hees/rng"
+)
+
+// sigmaDrift runs strategy name on a random function (every value an
+// independent uniform draw, so that selection is random) for gens
+// generations with seeds 1..seeds, and returns the mean of ln(sigma/sigma0)
+// over the seeds and its standard error.
+func sigmaDrift(t *testing.T, name string, d, seeds, gens int) (mean, stdErr float64) {
+	var sum, sumSq float64
+	var pop linalg.Dense
+	for seed := 1; seed <= seeds; seed++ {
+		s := stNew(t, name, Config{Dim: d, Seed: uint64(seed), TolFun: -1})
+		vals := make([]float64, s.Lambda())
+		values := rng.NewStream(rng.KeyFromSeed(uint64(seed)), 77, 0, 0)
+		for range gens {
+			if err := s.Ask(&pop); err != nil {
+				t.Fatal(err)
+			}
+			values.FillFloat64(vals)
+			if err := s.Tell(vals); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if s.Stop() != "" {
+			t.Fatalf("%s d=%d seed %d stopped: %s", name, d, seed, s.Stop())
+		}
+		l := math.Log(s.Sigma() / 2)
+		sum += l
+		sumSq += l * l
+	}
+	n := float64(seeds)
+	mean = sum / n
+	return mean, math.Sqrt((sumSq/n - mean*mean) / (n - 1))
+}
+
+// TestHEES2NoSigmaDrift checks that hees2's step-size adaptation is not
+// biased: on a random function, ln sigma after 500 generations averages
+// within ±0.2 of ln sigma0 over 200 seeds, at d = 10 and 40.
+func TestHEES2NoSigmaDrift(t *testing.T) {
+	for _, c := range []struct{ d, seeds int }{{10, 1500}, {40, 1000}} {
+		mean, se := sigmaDrift(t, nameHEES2, c.d, c.seeds, 500)
+		t.Logf("%s d=%d: mean ln(sigma/sigma0) = %.3f ± %.3f", nameHEES2, c.d, mean, se)
+		if !(math.Abs(mean) < 0.2) {
+			t.Errorf("d=%d: mean ln(sigma/sigma0) = %.3f after 500 generations, want within ±0.2", c.d, mean)
+		}
+	}
+}
+
+// diagonalQuadratic returns the Hessian H = diag(2 c) of f(x) = sum c_i x_i^2
+// in the stQuadratic form (Q = I), for the cigar and the discus.
+func diagonalQuadratic(c []float64) *stQuadratic {
+	d := len(c)
+	p := &stQuadratic{h: linalg.NewDense(d, d, nil), q: linalg.NewIdentity(d), sqrtLambda: make([]float64, d)}
+	for i, v := range c {
+		p.h.Set(i, i, 2*v)
+		p.sqrtLambda[i] = math.Sqrt(2 * v)
+	}
+	return p
+}
+
+// TestHEES2LearnsQuadratics checks what makes HE-ES trustworthy on convex
+// quadratics for hees2: on a random rotated quadratic, the cigar and the
+// discus with condition 1e6 in d = 2, 10 and 20, the normalised trace of
+// A^T H A never rises from one generation to the next (every computeG
+// step with exact curvatures lowers it; 1e-13 relative is allowed for
+// rounding), |det A| stays 1, and cond(A^T H A) is below 1.05 after 200 d
+// generations.
+func TestHEES2LearnsQuadratics(t *testing.T) {
+	const cond = 1e6
+	for _, d := range []int{2, 10, 20} {
+		cigar := make([]float64, d)
+		discus := make([]float64, d)
+		for i := range cigar {
+			cigar[i], discus[i] = cond, 1
+		}
+		cigar[0], discus[0] = 1, cond
+		for _, c := range []struct {
+			name string
+			p    *stQuadratic
+		}{
+			{"rotated", newSTQuadratic(t, d, cond, uint64(d))},
+			{"cigar", diagonalQuadratic(cigar)},
+			{"discus", diagonalQuadratic(discus)},
+		} {
+			x0 := slices.Repeat([]float64{1e30}, d)
+			s := stNew(t, nameHEES2, Config{Dim: d, Seed: 3, X0: x0, Sigma0: 1e30, TolFun: -1})
+			var pop linalg.Dense
+			var vals []float64
+			first := normalizedTrace(c.p, s.Transform())
+			prev, maxRise := first, 0.0
+			gens := 200 * d
+			for it := 1; it <= gens; it++ {
+				vals = stGeneration(t, s, c.p.eval, &pop, vals)
+				if s.Stop() != "" {
+					t.Fatalf("%s d=%d: stopped at generation %d: %s", c.name, d, it, s.Stop())
+				}
+				r := normalizedTrace(c.p, s.Transform())
+				maxRise = max(maxRise, r/prev-1)
+				if r > prev*(1+1e-13) {
+					t.Errorf("%s d=%d generation %d: normalised trace rose from %.17g to %.17g", c.name, d, it, prev, r)
+					break
+				}
+				prev = r
+				if logDet, _ := linalg.LogDet(s.Transform()); !(math.Abs(logDet) < 1e-7) {
+					t.Errorf("%s d=%d generation %d: log|det A| = %g", c.name, d, it, logDet)
+					break
+				}
+			}
+			if _, f := s.Best(); !(f > 1e-250) {
+				t.Errorf("%s d=%d: f reached %g, too close to the subnormal range for exact curvatures", c.name, d, f)
+			}
+			k := condWhitened(t, c.p.h, s.Transform())
+			t.Logf("%s d=%d: normalised trace %.4g -> %.8g (largest rise %.2g), cond(A^T H A) = %.6g after %d generations",
+				c.name, d, first, prev, maxRise, k, gens)
+			if !(k < 1.05) {
+				t.Errorf("%s d=%d: cond(A^T H A) = %g after %d generations, want < 1.05", c.name, d, k, gens)
+			}
+		}
+	}
+}
