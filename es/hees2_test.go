@@ -3,6 +3,7 @@ package es
 import (
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/hees-dev/hees/linalg"
@@ -123,6 +124,134 @@ func TestHEES2LearnsQuadratics(t *testing.T) {
 			if !(k < 1.05) {
 				t.Errorf("%s d=%d: cond(A^T H A) = %g after %d generations, want < 1.05", c.name, d, k, gens)
 			}
+		}
+	}
+}
+
+// TestHEES2Pairs checks departure 3: lambda~ = min(floor(2 + 1.5 ln d), d)
+// by default, a larger Pairs is still accepted, and IPOP doubles lambda~
+// from that default.
+func TestHEES2Pairs(t *testing.T) {
+	for _, c := range []struct{ d, want int }{{2, 2}, {3, 3}, {5, 4}, {10, 5}, {40, 7}} {
+		s := stNew(t, nameHEES2, Config{Dim: c.d})
+		if got := s.Lambda(); got != 2*c.want+1 {
+			t.Errorf("d=%d: Lambda() = %d, want %d pairs", c.d, got, c.want)
+		}
+	}
+	if s := stNew(t, nameHEES2, Config{Dim: 2, Pairs: 5}); s.Lambda() != 11 {
+		t.Errorf("d=2 Pairs=5: Lambda() = %d, want 11", s.Lambda())
+	}
+	w, err := NewIPOP(nameHEES2, Config{Dim: 2, Seed: 1}, IPOPConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, ok := w.runConfig(2)
+	if !ok || c.Pairs != 8 {
+		t.Errorf("IPOP restart 2 of hees2 in d = 2: Pairs = %d (%v), want 8", c.Pairs, ok)
+	}
+}
+
+// TestHEES2SamplesAlongPath checks departure 1: once p_s is not zero, the
+// first direction of a generation is p_s/|p_s| with the chi_d length |z_0|
+// of the generation's first Gaussian vector, and the directions of the
+// first block are orthonormal.
+func TestHEES2SamplesAlongPath(t *testing.T) {
+	const d = 6
+	s := stNew(t, nameHEES2, Config{Dim: d, Seed: 4})
+	h := s.(*hees2)
+	var pop linalg.Dense
+	var vals []float64
+	for range 5 {
+		vals = stGeneration(t, s, stSphere, &pop, vals)
+	}
+	if err := s.Ask(&pop); err != nil {
+		t.Fatal(err)
+	}
+	u := &h.ad.dirs.u
+	norm := math.Sqrt(squaredNorm(h.ps))
+	for j, v := range u.RawRow(0) {
+		if math.Abs(v-h.ps[j]/norm) > 1e-12 {
+			t.Fatalf("u_0[%d] = %v, want p_s/|p_s| = %v", j, v, h.ps[j]/norm)
+		}
+	}
+	z := make([]float64, d)
+	st := rng.NewStream(h.key, purposeSample, uint64(h.gen), 0)
+	st.FillNormal(z)
+	if got, want := h.ad.dirs.norms[0], math.Sqrt(squaredNorm(z)); math.Abs(got-want) > 1e-12*want {
+		t.Errorf("|b_0| = %v, want |z_0| = %v", got, want)
+	}
+	k, _ := u.Dims()
+	for i := range k {
+		for j := range k {
+			want := 0.0
+			if i == j {
+				want = 1
+			}
+			if got := linalg.Dot(u.RawRow(i), u.RawRow(j)); math.Abs(got-want) > 1e-12 {
+				t.Errorf("u_%d . u_%d = %v, want %v", i, j, got, want)
+			}
+		}
+	}
+}
+
+// TestHEES2TolFun checks departure 4 on a function whose value is the same
+// for every candidate of a generation and falls by 1e-6 per generation:
+// hees stops at once (the spread of one generation is 0), hees2 goes on
+// while the recent best values still differ by more than TolFun, and on a
+// constant it stops once its history of 10 + ceil(30 d/(2 lambda~)) best
+// values is full.
+func TestHEES2TolFun(t *testing.T) {
+	for _, name := range []string{nameHEES, nameHEES2} {
+		s := stNew(t, name, Config{Dim: 4, Seed: 1})
+		var pop linalg.Dense
+		var vals []float64
+		level := 1.0
+		flat := func([]float64) float64 { return level }
+		for range 100 {
+			vals = stGeneration(t, s, flat, &pop, vals)
+			if s.Stop() != "" {
+				break
+			}
+			level -= 1e-6
+		}
+		switch {
+		case name == nameHEES && (s.Stop() != ReasonTolFun || s.Generation() != 1):
+			t.Errorf("hees: stop %q after %d generations, want tolfun after 1", s.Stop(), s.Generation())
+		case name == nameHEES2 && s.Stop() != "":
+			t.Errorf("hees2: stop %q after %d generations on a falling function", s.Stop(), s.Generation())
+		}
+	}
+	s := stNew(t, nameHEES2, Config{Dim: 4, Seed: 1})
+	hist := s.(*hees2).funHist.buf
+	var pop linalg.Dense
+	var vals []float64
+	for s.Stop() == "" && s.Generation() < 100 {
+		vals = stGeneration(t, s, func([]float64) float64 { return 1 }, &pop, vals)
+	}
+	if s.Stop() != ReasonTolFun || s.Generation() != len(hist) {
+		t.Errorf("hees2 on a constant: stop %q after %d generations, want tolfun after %d", s.Stop(), s.Generation(), len(hist))
+	}
+}
+
+// TestHEES2Config checks the configuration fields hees2 accepts (those of
+// hees) and rejects.
+func TestHEES2Config(t *testing.T) {
+	if _, err := New(nameHEES2, Config{Dim: 3, Pairs: 7, Kappa: 2, EtaA: 0.3, CS: 0.4, DS: 2, TolFun: 1e-9}); err != nil {
+		t.Errorf("hees2 with every hees field set: %v", err)
+	}
+	for _, c := range []struct {
+		cfg  Config
+		want string
+	}{
+		{Config{Dim: 1}, "Config.Dim = 1"},
+		{Config{Dim: 3, CSigma: 1.5}, "Config.CSigma"},
+		{Config{Dim: 3, Lambda: 8}, "Config.Lambda = 8"},
+		{Config{Dim: 3, CS: 2}, "Config.CS = 2"},
+		{Config{Dim: 3, Kappa: 0.5}, "Config.Kappa = 0.5"},
+	} {
+		_, err := New(nameHEES2, c.cfg)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("New(hees2, %+v) = %v, want an error containing %q", c.cfg, err, c.want)
 		}
 	}
 }
