@@ -180,15 +180,16 @@ func TestHEES2SamplesAlongPath(t *testing.T) {
 	if got, want := h.ad.dirs.norms[0], math.Sqrt(squaredNorm(z)); math.Abs(got-want) > 1e-12*want {
 		t.Errorf("|b_0| = %v, want |z_0| = %v", got, want)
 	}
+	var gram linalg.Dense
+	gram.MulAAT(u) // U U^T = I for orthonormal rows
 	k, _ := u.Dims()
 	for i := range k {
-		for j := range k {
-			want := 0.0
+		for j, v := range gram.RawRow(i) {
 			if i == j {
-				want = 1
+				v--
 			}
-			if got := linalg.Dot(u.RawRow(i), u.RawRow(j)); math.Abs(got-want) > 1e-12 {
-				t.Errorf("u_%d . u_%d = %v, want %v", i, j, got, want)
+			if math.Abs(v) > 1e-12 {
+				t.Errorf("(U U^T - I)[%d][%d] = %v", i, j, v)
 			}
 		}
 	}
