@@ -76,8 +76,9 @@ type Config struct {
 	// the length of pycma's best-value history. For cmaes it is pycma's tolfun: both max - min of the
 	// generation's values and max - min of the best values of the last
 	// 10 + 30 d/lambda generations must fall below it (0 means 1e-11).
-	// For hees2 it is pycma's tolfun on the 2 lambda~ offspring values, as
-	// for cmaes (0 means 1e-11).
+	// For hees2 it is pycma's tolfun on the 2 lambda~ offspring values and
+	// the best values of the last 10 + ceil(30 d/(2 lambda~)) generations,
+	// once that many have passed (0 means 1e-11).
 	// A negative value switches the criterion off.
 	TolFun float64
 }
