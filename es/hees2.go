@@ -57,6 +57,18 @@ import (
 //     without restarts, instance 1, seeds 1..15: d = 10 hees solves 4, hees2 13;
 //     d = 20 hees 0 (median f - f* 0.24), hees2 9.
 //
+// One generation, with lambda~ = min(floor(2 + 1.5 ln d), d) pairs
+// (departure 3):
+//
+//	b_1..b_lambda~  sampleOrthogonal, then b_1 = |z_1| p_s/|p_s| and the
+//	                rest of its block orthogonalised against it   (dep. 1)
+//	ask             m and x_k^± = m ± sigma A b_k                 (lines 11-12)
+//	m               m + sigma sum_k (w_k^+ - w_k^-) A b_k         (lines 14-15)
+//	g_s, p_s        as Algorithm 1                                (lines 16-17)
+//	sigma           sigma exp((c_s/(2 d_s)) (|p_s|^2/d - g_s))    (dep. 2)
+//	A               A computeG(b, f(m), f(x^±)), |det A| = 1      (line 13)
+//	stop            pycma's tolfun over a full history            (dep. 4)
+//
 // Everything else (computeG with kappa = 3 and eta_A = 0.5, mirrored
 // sampling, the weights, c_s, d_s, g_s, the mean update, |det A| = 1) is
 // Algorithm 1 as hees runs it; hees2 embeds hees and calls its parts.
