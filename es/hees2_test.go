@@ -2,8 +2,10 @@ package es
 
 import (
 	"math"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/hees-dev/hees/linalg"
@@ -13,27 +15,47 @@ import (
 // sigmaDrift runs strategy name on a random function (every value an
 // independent uniform draw, so that selection is random) for gens
 // generations with seeds 1..seeds, and returns the mean of ln(sigma/sigma0)
-// over the seeds and its standard error.
+// over the seeds and its standard error. The seeds run on GOMAXPROCS
+// goroutines; the result does not depend on their number.
 func sigmaDrift(t *testing.T, name string, d, seeds, gens int) (mean, stdErr float64) {
+	logs := make([]float64, seeds)
+	workers := runtime.GOMAXPROCS(0)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var pop linalg.Dense
+			for i := w; i < seeds; i += workers {
+				seed := uint64(i + 1)
+				s, err := New(name, Config{Dim: d, Seed: seed, TolFun: -1})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				vals := make([]float64, s.Lambda())
+				values := rng.NewStream(rng.KeyFromSeed(seed), 77, 0, 0)
+				for range gens {
+					if err := s.Ask(&pop); err != nil {
+						t.Error(err)
+						return
+					}
+					values.FillFloat64(vals)
+					if err := s.Tell(vals); err != nil {
+						t.Error(err)
+						return
+					}
+				}
+				if s.Stop() != "" {
+					t.Errorf("%s d=%d seed %d stopped: %s", name, d, seed, s.Stop())
+				}
+				logs[i] = math.Log(s.Sigma() / 2)
+			}
+		}()
+	}
+	wg.Wait()
 	var sum, sumSq float64
-	var pop linalg.Dense
-	for seed := 1; seed <= seeds; seed++ {
-		s := stNew(t, name, Config{Dim: d, Seed: uint64(seed), TolFun: -1})
-		vals := make([]float64, s.Lambda())
-		values := rng.NewStream(rng.KeyFromSeed(uint64(seed)), 77, 0, 0)
-		for range gens {
-			if err := s.Ask(&pop); err != nil {
-				t.Fatal(err)
-			}
-			values.FillFloat64(vals)
-			if err := s.Tell(vals); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if s.Stop() != "" {
-			t.Fatalf("%s d=%d seed %d stopped: %s", name, d, seed, s.Stop())
-		}
-		l := math.Log(s.Sigma() / 2)
+	for _, l := range logs {
 		sum += l
 		sumSq += l * l
 	}
@@ -44,17 +66,17 @@ func sigmaDrift(t *testing.T, name string, d, seeds, gens int) (mean, stdErr flo
 
 // TestHEES2NoSigmaDrift checks that hees2's step-size adaptation is not
 // biased: on a random function, ln sigma after 500 generations averages
-// within ±0.2 of ln sigma0 over 1200 seeds at d = 10 and 600 at d = 40.
+// within ±0.2 of ln sigma0 over 2500 seeds at d = 10 and 1800 at d = 40.
 func TestHEES2NoSigmaDrift(t *testing.T) {
-	for _, c := range []struct{ d, seeds int }{{10, 1200}, {40, 600}} {
+	for _, c := range []struct{ d, seeds int }{{10, 2500}, {40, 1800}} {
 		mean, se := sigmaDrift(t, nameHEES2, c.d, c.seeds, 500)
 		t.Logf("%s d=%d: mean ln(sigma/sigma0) = %.3f ± %.3f", nameHEES2, c.d, mean, se)
 		if !(math.Abs(mean) < 0.2) {
 			t.Errorf("d=%d: mean ln(sigma/sigma0) = %.3f after 500 generations, want within ±0.2", c.d, mean)
 		}
 		// ln sigma walks randomly on a random function: the seeds must be
-		// enough for ±0.2 to be a test, about 2.5 standard errors or more.
-		if !(se < 0.08) {
+		// enough for ±0.2 to be a test, at least 2 standard errors.
+		if !(se < 0.1) {
 			t.Errorf("d=%d: standard error %.3f of the mean: too few seeds", c.d, se)
 		}
 	}
@@ -96,8 +118,8 @@ func TestHEES2LearnsQuadratics(t *testing.T) {
 			{"cigar", diagonalQuadratic(cigar)},
 			{"discus", diagonalQuadratic(discus)},
 		} {
-			x0 := slices.Repeat([]float64{1e30}, d)
-			s := stNew(t, nameHEES2, Config{Dim: d, Seed: 3, X0: x0, Sigma0: 1e30, TolFun: -1})
+			x0 := slices.Repeat([]float64{1e100}, d)
+			s := stNew(t, nameHEES2, Config{Dim: d, Seed: 3, X0: x0, Sigma0: 1e100, TolFun: -1})
 			var pop linalg.Dense
 			var vals []float64
 			first := normalizedTrace(c.p, s.Transform())
