@@ -136,51 +136,10 @@ func (h *hees) Tell(f []float64) error {
 		h.nonFinite++
 	} else {
 		h.nonFinite = 0
-		n := h.pairs
-		w := h.weights
-		for r, i := range h.order {
-			h.rank[i] = r
-		}
-		// Line 14: each offspring gets the weight of its rank.
-		for k := 0; k < n; k++ {
-			h.dw[k] = w[h.rank[2*k]] - w[h.rank[2*k+1]]
-		}
-		// Line 15: m <- sum w x = m + sigma sum_k (w_k^+ - w_k^-) |b_k| A u_k
-		// (the weights sum to 1 and the pairs are mirrored).
-		clear(h.delta)
-		for k := 0; k < n; k++ {
-			t := float64(h.sigma*h.dw[k]) * h.ad.norms[k]
-			for j, v := range h.ad.au.RawRow(k) {
-				h.delta[j] += float64(t * v)
-			}
-		}
-		for j := range h.mean {
-			h.mean[j] += h.delta[j]
-		}
-		h.fMean = math.NaN() // f(m_{t+1}) is asked in the next generation
-
-		// Line 16: g_s <- (1 - c_s)^2 g_s + c_s (2 - c_s).
-		cs := h.cs
-		om := 1 - cs
-		h.gs = float64(float64(om*om)*h.gs) + float64(cs*(2-cs))
-		// Line 17: p_s <- (1 - c_s) p_s + sqrt(c_s (2 - c_s) mu_eff^mirr)
-		// sum_k (w_k^+ - w_k^-) b_k, in b-coordinates.
-		clear(h.delta)
-		for k := 0; k < n; k++ {
-			t := h.dw[k] * h.ad.norms[k]
-			for j, v := range h.ad.u.RawRow(k) {
-				h.delta[j] += float64(t * v)
-			}
-		}
-		coef := math.Sqrt(float64(cs*(2-cs)) * h.muEffMirr)
-		var norm2 float64
-		for j, v := range h.delta {
-			p := float64(om*h.ps[j]) + float64(coef*v)
-			h.ps[j] = p
-			norm2 += float64(p * p)
-		}
+		h.recombine() // lines 14-15: weights by rank, new mean
+		norm := h.cumulate()
 		// Line 18: sigma <- sigma exp((c_s/d_s) (|p_s|/chi_d - sqrt(g_s))).
-		h.sigma *= xmath.Exp(float64((cs / h.ds) * (math.Sqrt(norm2)/h.chi - math.Sqrt(h.gs))))
+		h.sigma *= xmath.Exp(float64((h.cs / h.ds) * (norm/h.chi - math.Sqrt(h.gs))))
 
 		// Line 13: A <- A computeG(...), with f(m_t), and |det A| = 1.
 		h.ad.adapt(&h.core, f[0], off)
@@ -204,6 +163,63 @@ func (h *hees) Tell(f []float64) error {
 		}
 	}
 	return nil
+}
+
+// recombine gives each offspring the weight of its rank (line 14) and
+// moves the mean (line 15): m <- sum w x = m + sigma sum_k (w_k^+ - w_k^-)
+// |b_k| A u_k (the weights sum to 1 and the pairs are mirrored).
+func (h *hees) recombine() {
+	n := h.pairs
+	w := h.weights
+	for r, i := range h.order {
+		h.rank[i] = r
+	}
+	for k := 0; k < n; k++ {
+		h.dw[k] = w[h.rank[2*k]] - w[h.rank[2*k+1]]
+	}
+	clear(h.delta)
+	for k := 0; k < n; k++ {
+		t := float64(h.sigma*h.dw[k]) * h.ad.norms[k]
+		for j, v := range h.ad.au.RawRow(k) {
+			h.delta[j] += float64(t * v)
+		}
+	}
+	for j := range h.mean {
+		h.mean[j] += h.delta[j]
+	}
+	h.fMean = math.NaN() // f(m_{t+1}) is asked in the next generation
+}
+
+// cumulate updates g_s (line 16) and the path p_s (line 17) with the
+// weights of recombine, and returns |p_s|.
+func (h *hees) cumulate() float64 {
+	// Line 16: g_s <- (1 - c_s)^2 g_s + c_s (2 - c_s).
+	cs := h.cs
+	om := 1 - cs
+	h.gs = float64(float64(om*om)*h.gs) + float64(cs*(2-cs))
+	// Line 17: p_s <- (1 - c_s) p_s + sqrt(c_s (2 - c_s) mu_eff^mirr)
+	// sum_k (w_k^+ - w_k^-) b_k, in b-coordinates.
+	clear(h.delta)
+	for k := 0; k < h.pairs; k++ {
+		t := h.dw[k] * h.ad.norms[k]
+		for j, v := range h.ad.u.RawRow(k) {
+			h.delta[j] += float64(t * v)
+		}
+	}
+	coef := h.pathCoef()
+	var norm2 float64
+	for j, v := range h.delta {
+		p := float64(om*h.ps[j]) + float64(coef*v)
+		h.ps[j] = p
+		norm2 += float64(p * p)
+	}
+	return math.Sqrt(norm2)
+}
+
+// pathCoef is the factor sqrt(c_s (2 - c_s) mu_eff^mirr) of a generation's
+// step in the path p_s (line 17).
+func (h *hees) pathCoef() float64 {
+	return math.Sqrt(float64(h.cs*(2-h.cs)) * h.muEffMirr)
 }
 
 // stdDev is the population standard deviation of v (NaN if a value is not

@@ -96,10 +96,10 @@ func (w *IPOP) setPopulation() {
 		return // New reports the bad Dim
 	}
 	switch w.name {
-	case nameHEES:
+	case nameHEES, nameHEES2:
 		w.population0 = w.cfg.Pairs
 		if w.population0 == 0 {
-			w.population0 = defaultPairs(w.cfg.Dim)
+			w.population0 = pairsOf(w.name, w.cfg.Dim)
 		}
 	case nameCMAES:
 		w.population0 = w.cfg.Lambda
@@ -131,7 +131,7 @@ func (w *IPOP) runConfig(r int) (Config, bool) {
 		}
 		// IPOP: the population doubles at each restart (docs/ALGORITHMS.md
 		// Section 4.1 for hees, Section 8 for the CMA-ES).
-		if w.name == nameHEES {
+		if w.name == nameHEES || w.name == nameHEES2 {
 			c.Pairs = w.population0 << r
 		} else {
 			c.Lambda = w.population0 << r
