@@ -9,8 +9,9 @@ import (
 	"github.com/hees-dev/hees/rng"
 )
 
-// hees2 is the full HE-ES of Algorithm 1 with four departures, each made
-// for a weakness of the paper's algorithm (hees). The measurements are on
+// hees2 is the full HE-ES of Algorithm 1 (docs/ALGORITHMS.md Section 4)
+// with four departures, each made for a weakness of the paper's algorithm
+// (hees). The measurements are on
 // the classic grid: sphere, ellipsoid, rotated ellipsoid, cigar and discus
 // (condition 1e6) and Rosenbrock in d = 2, 5, 10, 20, 40 from x0 = (3, …, 3)
 // with sigma0 = 2, median over seeds 1..15 of the evaluations to f <= 1e-8
@@ -105,12 +106,6 @@ const baselineDraws = 8
 // purposes of the package.
 const purposeBaseline rng.Purpose = 0x4832
 
-// tolFunHistLen is the length 10 + ceil(30 d/lambda) of pycma's history of
-// best values, for lambda = 2 lambda~ offspring.
-func tolFunHistLen(d, pairs int) int {
-	return 10 + (30*d+2*pairs-1)/(2*pairs)
-}
-
 // setup initialises hees2 from a resolved configuration: the state of
 // Algorithm 1 lines 3-6 (set up by hees) and the tolfun history.
 func (h *hees2) setup(cfg Config) {
@@ -122,7 +117,7 @@ func (h *hees2) setup(cfg Config) {
 	}
 	h.frame.ReuseAs(n, d)
 	h.scratch = make([]float64, n)
-	h.funHist = history{buf: make([]float64, tolFunHistLen(d, cfg.Pairs))}
+	h.funHist = history{buf: make([]float64, tolFunGens(d, 2*cfg.Pairs))}
 	h.shadow = make([]float64, d)
 	h.perm = make([]int, 2*cfg.Pairs)
 	h.coefs = make([]float64, cfg.Pairs)
@@ -135,17 +130,12 @@ func (h *hees2) Ask(pop *linalg.Dense) error {
 		return err
 	}
 	if !h.pending {
-		if err := h.sample(); err != nil {
+		if err := h.sample(); err != nil { // departure 1
 			return err
 		}
 		h.pending = true
 	}
-	resize(pop, h.PopulationSize(), h.cfg.Dim)
-	copy(pop.RawRow(0), h.mean)
-	for k := 0; k < h.pairs; k++ {
-		h.ad.candidate(pop.RawRow(2*k+1), h.mean, h.sigma, k, false)
-		h.ad.candidate(pop.RawRow(2*k+2), h.mean, h.sigma, k, true)
-	}
+	h.writePopulation(pop)
 	return nil
 }
 
@@ -196,39 +186,9 @@ func (h *hees2) Tell(f []float64) error {
 		return err
 	}
 	off := f[1:]
-	h.evals += len(f)
-	h.fMean = f[0]
-	rankOrder(h.order, off) // line 14: ranks of the offspring
-
-	// Best so far: the mean first, so that it wins a tie.
-	if h.improves(f[0]) {
-		h.setBest(h.mean, f[0])
-	}
-	if b := h.order[0]; h.improves(off[b]) {
-		h.ad.candidate(h.bestX, h.mean, h.sigma, b/2, b%2 == 1)
-		h.bestF, h.hasBest = off[b], true
-	}
-	minusInf := false
-	usable := 0
-	for _, v := range f {
-		minusInf = minusInf || math.IsInf(v, -1)
-	}
-	for _, v := range off {
-		if finite(v) {
-			usable++
-		}
-	}
-
-	if usable == 0 {
-		// A generation without a finite offspring value is rejected, as in
-		// hees: m and A stay, sigma is halved.
-		h.sigma *= 0.5
-		h.nonFinite++
-	} else {
-		h.nonFinite = 0
+	if h.observe(f) {
 		h.recombine()
-		// The baseline reads p_s before line 17 updates it.
-		baseline := h.baseline()
+		baseline := h.baseline() // from p_s before line 17 updates it
 		norm := h.cumulate()
 		// Departure 2: ln sigma <- ln sigma + (|p_s| - baseline)/(d_s chi_d).
 		h.sigma *= xmath.Exp((norm - baseline) / float64(h.ds*h.chi))
@@ -239,22 +199,9 @@ func (h *hees2) Tell(f []float64) error {
 
 	h.gen++
 	h.pending = false
-	switch {
-	case minusInf:
-		h.stop = ReasonMinusInf
-	case h.nonFinite >= nonFiniteMax:
-		h.stop = ReasonNotFinite
-	case h.cfg.TolFun > 0 && worst-best < h.cfg.TolFun &&
-		h.funHist.size() == len(h.funHist.buf) && h.funHist.spread() < h.cfg.TolFun:
-		// Departure 4: pycma's tolfun.
-		h.stop = ReasonTolFun
-	default:
-		if r := h.checkSigma(); r != "" {
-			h.stop = r
-		} else {
-			h.stop = h.checkCovariance(false)
-		}
-	}
+	// Departure 4: pycma's tolfun, once the history is full.
+	h.stop = h.stopReason(f, h.cfg.TolFun > 0 && worst-best < h.cfg.TolFun &&
+		h.funHist.size() == len(h.funHist.buf) && h.funHist.spread() < h.cfg.TolFun)
 	return nil
 }
 
@@ -292,12 +239,11 @@ func (h *hees2) baseline() float64 {
 	return sum / baselineDraws
 }
 
-// MarshalBinary saves the complete state under the tag "hees-es/hees2/v1".
+// MarshalBinary saves the complete state under the tag "hees-es/hees2/v1":
+// that of hees, then the tolfun history.
 func (h *hees2) MarshalBinary() ([]byte, error) {
 	w := newStateWriter(nameHEES2)
-	h.marshalCore(w)
-	w.floats(h.ps)
-	w.float(h.gs)
+	h.writeState(w)
 	h.funHist.write(w)
 	return w.finish(), nil
 }
@@ -315,13 +261,8 @@ func (h *hees2) UnmarshalBinary(data []byte) error {
 	}
 	var fresh hees2
 	fresh.setup(cfg)
-	fresh.unmarshalCore(r)
-	fresh.ps = r.floats(fresh.ps)
-	fresh.gs = r.float()
+	fresh.readState(r)
 	fresh.funHist.read(r)
-	if r.err == nil && len(fresh.ps) != cfg.Dim {
-		r.fail("p_s has length %d, want %d", len(fresh.ps), cfg.Dim)
-	}
 	if err := r.done(); err != nil {
 		return err
 	}
