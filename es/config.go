@@ -103,8 +103,8 @@ type Config struct {
 // derived. The returned X0 and A0 are the caller's (New's setup copies
 // them).
 func resolve(name string, cfg Config) (Config, error) {
-	heesFamily := pairsStrategy(name) || name == nameHEES14
 	fullHEES := pairsStrategy(name)
+	heesFamily := fullHEES || name == nameHEES14
 	if !slices.Contains(Names(), name) {
 		return cfg, fmt.Errorf("es: unknown strategy %q (want one of %s)", name, strings.Join(Names(), ", "))
 	}
