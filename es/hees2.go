@@ -11,11 +11,11 @@ import (
 
 // hees2 is the full HE-ES of Algorithm 1 (docs/ALGORITHMS.md Section 4)
 // with four departures, each made for a weakness of the paper's algorithm
-// (hees). The measurements are on
-// the classic grid: sphere, ellipsoid, rotated ellipsoid, cigar and discus
-// (condition 1e6) and Rosenbrock in d = 2, 5, 10, 20, 40 from x0 = (3, …, 3)
-// with sigma0 = 2, median over seeds 1..15 of the evaluations to f <= 1e-8
-// (go test ./es -run TestClassicGrid -grid -v prints the table).
+// (hees). The measurements are on the classic grid: sphere, ellipsoid,
+// rotated ellipsoid, cigar and discus (condition 1e6) and Rosenbrock in
+// d = 2, 5, 10, 20, 40 from x0 = (3, …, 3) with sigma0 = 2, median over
+// seeds 1..15 of the evaluations to f <= 1e-8 (go test ./es -run
+// TestClassicGrid -grid -v prints the table).
 //
 //  1. The path is a search direction (Algorithm 1 lines 8-10). With random
 //     directions the curvature estimates along a flat axis differ by about
@@ -38,9 +38,10 @@ import (
 //     the paper's rule shrinks sigma on a random function: mean
 //     ln(sigma/sigma0) after 500 generations -2.51 ± 0.19 at d = 10 and
 //     -1.57 ± 0.12 at d = 40 (200 seeds). hees2 instead sets ln sigma <-
-//     ln sigma + (|p_s| - mean_r |p~_r|)/(d_s chi_d), where p~_r is the path this generation would have given with the
-//     ranks permuted at random (permutation r of baselineDraws, drawn from
-//     the seed), from the same p_s before the update and the same b_k.
+//     ln sigma + (|p_s| - mean_r |p~_r|)/(d_s chi_d), where p~_r is the
+//     path this generation would have given with the ranks permuted at
+//     random (permutation r of baselineDraws, drawn from the seed), from
+//     the same p_s before the update and the same b_k.
 //     Under random selection p~_r and p_s have the same distribution given
 //     the past, so E[Delta ln sigma] = 0 exactly, whatever the directions;
 //     under selection |p_s| exceeds the baseline when this step goes along
@@ -48,12 +49,12 @@ import (
 //     path the weight it has in the paper's rule summed over the
 //     generations the path remembers it, c_s/d_s sum_j (1 - c_s)^j.
 //     Measured: ln(sigma/sigma0) -0.02 ± 0.09 at d = 10 and -0.03 ± 0.09
-//     at d = 40 (TestHEES2NoSigmaDrift). The price is noise: across seeds ln sigma
-//     spreads about twice as wide as with hees on a random function (standard
-//     deviation 4.7 against 2.1 at d = 10). The exactly unbiased
-//     alternative sigma <- sigma exp((c_s/(2 d_s)) (|p_s|^2/d - g_s)) was
-//     measured too: it costs evaluations (sphere d = 10 1,101 against 738
-//     with the baseline, d = 2 348 against 223).
+//     at d = 40 (TestHEES2NoSigmaDrift). The price is noise: across seeds
+//     ln sigma spreads about twice as wide as with hees on a random
+//     function (standard deviation 4.7 against 2.1 at d = 10). The exactly
+//     unbiased alternative sigma <- sigma exp((c_s/(2 d_s)) (|p_s|^2/d -
+//     g_s)) was measured too: it costs evaluations (sphere d = 10 1,101
+//     against 738 with the baseline, d = 2 348 against 223).
 //  3. lambda~ = min(floor(2 + 1.5 ln d), d) by default (Pairs may still be
 //     set higher). At d = 2 the paper's formula gives 3 pairs: two blocks,
 //     the second with one vector, so G averages two blocks and each
