@@ -3,9 +3,9 @@ package es
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/hees-dev/hees/internal/xmath"
-	"github.com/hees-dev/hees/linalg"
 	"github.com/hees-dev/hees/rng"
 )
 
@@ -81,16 +81,30 @@ func (b *Bounds) Contains(x []float64) bool {
 	if b == nil {
 		return true
 	}
-	if !b.fits(len(x)) {
-		return false
+	return b.fits(len(x)) && b.outside(x) < 0
+}
+
+// outside returns the first coordinate of x (of the length of b) that
+// lies outside the box, or -1 when x is in it. A NaN entry is outside.
+func (b *Bounds) outside(x []float64) int {
+	if b == nil {
+		return -1
 	}
 	for i, v := range x {
 		c := b.coord(i)
 		if !(v >= c.l && v <= c.u) {
-			return false
+			return i
 		}
 	}
-	return true
+	return -1
+}
+
+// clone returns a copy of b that shares no storage with it (nil for nil).
+func (b *Bounds) clone() *Bounds {
+	if b == nil {
+		return nil
+	}
+	return &Bounds{Lower: slices.Clone(b.Lower), Upper: slices.Clone(b.Upper)}
 }
 
 // Map writes into dst the point of the box that the unbounded point x
@@ -333,12 +347,16 @@ func (b *Bounds) defaultScale(d int) (sigma0 float64, stds []float64) {
 // the strategy, then the map T of the bounds (nil for none). Kept outside
 // A, the scales are not seen by the strategy's covariance checks (pycma
 // likewise keeps its CMA_stds out of C), and they work for es11 too
-// (docs/ALGORITHMS.md Section 14). The alternative is A0 = diag(s), see
-// stdsA0.
+// (docs/ALGORITHMS.md Section 14.4, which measured it against
+// A0 = diag(s)).
 type searchMap struct {
 	bounds *Bounds
 	stds   []float64
 }
+
+// identity reports whether the search space is the objective's (no
+// Bounds, no Stds), so that Ask hands out its points unchanged.
+func (m searchMap) identity() bool { return m.bounds == nil && m.stds == nil }
 
 // apply writes the objective's point for the search point x into dst (dst
 // and x may be the same slice); O(d), no allocation.
@@ -378,19 +396,4 @@ func checkStds(stds []float64, d int) error {
 		}
 	}
 	return nil
-}
-
-// stdsA0 returns the initial transformation A0 = diag(stds) for
-// Config.Stds in dimension d: the sampling standard deviation of
-// coordinate i starts at Sigma0·stds[i]. Each entry must be positive and
-// finite.
-func stdsA0(stds []float64, d int) (*linalg.Dense, error) {
-	if err := checkStds(stds, d); err != nil {
-		return nil, err
-	}
-	a0 := linalg.NewDense(d, d, nil)
-	for i, s := range stds {
-		a0.Set(i, i, s)
-	}
-	return a0, nil
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hees-dev/hees/linalg"
 	"github.com/hees-dev/hees/rng"
 )
 
@@ -532,65 +533,54 @@ func TestBoundsDefaultScale(t *testing.T) {
 	}
 }
 
-func TestStdsA0(t *testing.T) {
-	a0, err := stdsA0([]float64{1, 2, 0.5}, 3)
+// TestConfigBoundsErrors checks that New rejects bad Stds and an X0
+// outside the box with one-line errors naming the field.
+func TestConfigBoundsErrors(t *testing.T) {
+	box := &Bounds{Lower: []float64{-1, 0, -inf}, Upper: []float64{1, inf, 2}}
+	for _, c := range []struct {
+		cfg  Config
+		want string
+	}{
+		{Config{Dim: 3, Stds: []float64{1, 2}}, "Config.Stds has length 2, want Dim = 3"},
+		{Config{Dim: 3, Stds: []float64{1, 0, 1}}, "Config.Stds[1] = 0: must be positive and finite"},
+		{Config{Dim: 3, Stds: []float64{1, 1, -2}}, "Config.Stds[2] = -2"},
+		{Config{Dim: 3, Stds: []float64{math.NaN(), 1, 1}}, "Config.Stds[0] = NaN"},
+		{Config{Dim: 3, Stds: []float64{1, inf, 1}}, "Config.Stds[1] = +Inf"},
+		{Config{Dim: 3, Stds: []float64{1, 1e160, 1}}, "largest entries of Config.A0 and Config.Stds"},
+		{Config{Dim: 3, Bounds: box, X0: []float64{0, -1, 0}}, "Config.X0[1] = -1 lies outside the bounds [0, +Inf]"},
+		{Config{Dim: 3, Bounds: box, X0: []float64{0, 0, 3}}, "Config.X0[2] = 3 lies outside the bounds [-Inf, 2]"},
+		{Config{Dim: 2, Bounds: box}, "Bounds.Lower has length 3, want Dim = 2"},
+	} {
+		for _, name := range []string{nameES11, nameHEES, nameCMAES} {
+			if _, err := New(name, c.cfg); err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+				t.Errorf("%s %+v: %v, want one line containing %q", name, c.cfg, err, c.want)
+			}
+		}
+	}
+	s, err := New(nameCMAES, Config{Dim: 3, Bounds: bdCube(3, -5, 5)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := 0; i < 3; i++ {
-		for j := 0; j < 3; j++ {
-			want := 0.0
-			if i == j {
-				want = []float64{1, 2, 0.5}[i]
-			}
-			if a0.At(i, j) != want {
-				t.Errorf("A0[%d][%d] = %v, want %v", i, j, a0.At(i, j), want)
-			}
-		}
-	}
-	if _, err := New("cmaes", Config{Dim: 3, A0: a0}); err != nil {
-		t.Errorf("New rejects diag(stds) as A0: %v", err)
-	}
-	for _, c := range []struct {
-		stds []float64
-		want string
-	}{
-		{[]float64{1, 2}, "Config.Stds has length 2, want Dim = 3"},
-		{[]float64{1, 0, 1}, "Config.Stds[1] = 0: must be positive and finite"},
-		{[]float64{1, 1, -2}, "Config.Stds[2] = -2"},
-		{[]float64{math.NaN(), 1, 1}, "Config.Stds[0] = NaN"},
-		{[]float64{1, inf, 1}, "Config.Stds[1] = +Inf"},
-	} {
-		if _, err := stdsA0(c.stds, 3); err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("stdsA0(%v) = %v, want an error containing %q", c.stds, err, c.want)
-		}
+	if s.Sigma() != 3 {
+		t.Errorf("[-5, 5]^3: sigma0 = %v, want 0.3 × 10", s.Sigma())
 	}
 }
 
-// bdProblem evaluates f at the image of x under the search map, checks that
-// every evaluated point lies in the box, and counts the evaluations that
-// the map changed (Minimize with one worker calls it from one goroutine).
+// bdProblem evaluates f and counts the evaluated points outside the box
+// (Minimize with one worker calls it from one goroutine).
 type bdProblem struct {
-	t       *testing.T
-	m       searchMap
+	b       *Bounds
 	f       func([]float64) float64
-	y       []float64
-	moved   int
+	evals   int
 	outside int
 }
 
 func (p *bdProblem) Eval(x []float64) float64 {
-	p.m.apply(p.y, x)
-	if !p.m.bounds.Contains(p.y) {
+	p.evals++
+	if !p.b.Contains(x) {
 		p.outside++
 	}
-	for i := range x {
-		if math.Float64bits(x[i]) != math.Float64bits(p.y[i]) {
-			p.moved++
-			break
-		}
-	}
-	return p.f(p.y)
+	return p.f(x)
 }
 
 // bdShiftedSphere returns sum (x_i - c_i)².
@@ -613,14 +603,14 @@ func bdScaledSphere(c, s []float64) func([]float64) float64 {
 	}
 }
 
-// TestBoundsMinimizeEndsOnBoundary runs every strategy on a sphere centred
-// outside a box, through the search map, configured as New will be with
-// bounds: x0 drawn in the box and started at its preimage, the default
-// sigma0 and, for a box of unequal widths (in units 1e6 apart, the sphere
-// scaled to match), the default stds as scales. No evaluated point leaves
-// the box, and the best point ends on the boundary, at the projection of
-// the centre (to 1e-8 of the width in the bounded coordinates), with the
-// value of that point.
+// TestBoundsMinimizeEndsOnBoundary runs every strategy, plain and with
+// IPOP restarts, on a sphere centred outside a box given as Config.Bounds,
+// with the defaults that come with bounds: x0 drawn in the box, sigma0 and,
+// for a box of unequal widths (in units 1e6 apart, the sphere scaled to
+// match), the scales. No evaluated point leaves the box (the objective
+// checks every one), and the best point ends on the boundary, at the
+// projection of the centre (to 1e-8 of the width in the bounded
+// coordinates), with the value of that point.
 func TestBoundsMinimizeEndsOnBoundary(t *testing.T) {
 	for _, c := range []struct {
 		name          string
@@ -641,51 +631,60 @@ func TestBoundsMinimizeEndsOnBoundary(t *testing.T) {
 		d := len(c.centre)
 		f := bdScaledSphere(c.centre, c.scale)
 		fWant := f(c.want)
-		sigma0, stds := c.b.defaultScale(d)
-		m := searchMap{c.b, stds}
 		for _, name := range Names() {
 			for seed := uint64(1); seed <= 3; seed++ {
-				cfg := Config{Dim: d, Seed: seed, X0: make([]float64, d), Sigma0: sigma0}
-				if name == nameHEES14 && stds != nil {
+				cfg := Config{Dim: d, Seed: seed, Bounds: c.b}
+				if name == nameHEES14 && c.scale != nil {
 					// The analysed setting (no trust region) ends short of
 					// the corner on 4 of 30 seeds here (cond(C) or tolfun);
 					// the robust computeG reaches it on all 30.
 					cfg.Kappa, cfg.EtaA = 3, 0.5
 				}
-				c.b.drawX0(cfg.X0, rng.KeyFromSeed(seed), 3)
-				if err := m.invert(cfg.X0, cfg.X0); err != nil {
-					t.Fatal(err)
-				}
-				p := &bdProblem{t: t, m: m, f: f, y: make([]float64, d)}
-				res, err := Minimize(context.Background(), p, stNew(t, name, cfg), Options{MaxEvals: 20000})
-				if err != nil {
-					t.Fatal(err)
-				}
-				best := make([]float64, d)
-				m.apply(best, res.X)
-				if p.outside != 0 || p.moved == 0 {
-					t.Errorf("%s, %s seed %d: %d points outside the box, %d moved by the map (want 0, some)", c.name, name, seed, p.outside, p.moved)
-				}
-				if got := f(best); got != res.F {
-					t.Errorf("%s, %s seed %d: value of the mapped best point %v, reported %v", c.name, name, seed, got, res.F)
-				}
-				for i := range c.want {
-					// The interior coordinate is only as exact as the
-					// strategy's f-tolerance allows (1e-9 for hees: ~1e-5).
-					tol := 1e-8
-					if i == c.interior {
-						tol = 1e-4
+				for _, ipop := range []bool{false, true} {
+					var s Strategy = stNew(t, name, cfg)
+					if ipop {
+						w, err := NewIPOP(name, cfg, IPOPConfig{MaxRestarts: 2})
+						if err != nil {
+							t.Fatal(err)
+						}
+						s = w
 					}
-					if w := c.b.Upper[i] - c.b.Lower[i]; !math.IsInf(w, 1) {
-						tol *= w
+					if x0 := s.Mean(nil); !c.b.Contains(x0) {
+						t.Errorf("%s, %s seed %d: x0 = %v outside the box", c.name, name, seed, x0)
 					}
-					if math.Abs(best[i]-c.want[i]) > tol {
-						t.Errorf("%s, %s seed %d (%s after %d evaluations): best point %v, want %v", c.name, name, seed, res.Reason, res.Evals, best, c.want)
-						break
+					p := &bdProblem{b: c.b, f: f}
+					res, err := Minimize(context.Background(), p, s, Options{MaxEvals: 20000})
+					if err != nil {
+						t.Fatal(err)
 					}
-				}
-				if res.F-fWant > 1e-9 {
-					t.Errorf("%s, %s seed %d: f = %v, want %v", c.name, name, seed, res.F, fWant)
+					what := fmt.Sprintf("%s, %s (IPOP %v) seed %d (%s after %d evaluations)", c.name, name, ipop, seed, res.Reason, res.Evals)
+					if p.outside != 0 || p.evals != res.Evals {
+						t.Errorf("%s: %d of %d points outside the box", what, p.outside, p.evals)
+					}
+					if got := f(res.X); got != res.F {
+						t.Errorf("%s: value of the best point %v, reported %v", what, got, res.F)
+					}
+					if x, fx := s.Best(); fmt.Sprint(x, fx) != fmt.Sprint(res.X, res.F) {
+						t.Errorf("%s: strategy's best %v %v, Minimize's %v %v", what, x, fx, res.X, res.F)
+					}
+					for i := range c.want {
+						// The interior coordinate is only as exact as the
+						// strategy's f-tolerance allows (1e-9 for hees: ~1e-5).
+						tol := 1e-8
+						if i == c.interior {
+							tol = 1e-4
+						}
+						if w := c.b.Upper[i] - c.b.Lower[i]; !math.IsInf(w, 1) {
+							tol *= w
+						}
+						if math.Abs(res.X[i]-c.want[i]) > tol {
+							t.Errorf("%s: best point %v, want %v", what, res.X, c.want)
+							break
+						}
+					}
+					if res.F-fWant > 1e-9 {
+						t.Errorf("%s: f = %v, want %v", what, res.F, fWant)
+					}
 				}
 			}
 		}
@@ -693,30 +692,100 @@ func TestBoundsMinimizeEndsOnBoundary(t *testing.T) {
 }
 
 // TestBoundsNeverActive checks that bounds no candidate reaches change
-// nothing: a run through the map gives the same result, bit for bit, as
-// the run without it, and the map moved no evaluated point.
+// nothing: a run with a box far beyond every candidate gives the same
+// result, bit for bit, as the run without it, for every strategy, plain and
+// with IPOP restarts. The IPOP runs draw their x0 (each restart's too):
+// there the box is open on one side of each coordinate, since a box with
+// both sides draws x0 in itself, a change by design (docs/ALGORITHMS.md
+// Section 14.4).
 func TestBoundsNeverActive(t *testing.T) {
 	d := 4
-	b := bdCube(d, -5, 5)
+	huge := bdCube(d, -1e6, 1e6)
+	half := &Bounds{Lower: []float64{-1e6, -inf, -1e3, -inf}, Upper: []float64{inf, 1e6, inf, 50}}
 	centre := []float64{1, -1, 0.5, 0}
 	for _, name := range Names() {
-		cfg := Config{Dim: d, Seed: 7, X0: []float64{1.5, -1.5, 1, 0.5}, Sigma0: 0.3}
-		opt := Options{MaxEvals: 3000}
-		p := &bdProblem{t: t, m: searchMap{bounds: b}, f: bdShiftedSphere(centre), y: make([]float64, d)}
-		bounded, err := Minimize(context.Background(), p, stNew(t, name, cfg), opt)
-		if err != nil {
-			t.Fatal(err)
+		for _, ipop := range []bool{false, true} {
+			var res [2]Result
+			box := huge
+			if ipop {
+				box = half
+			}
+			for i, b := range []*Bounds{nil, box} {
+				cfg := Config{Dim: d, Seed: 7, X0: []float64{1.5, -1.5, 1, 0.5}, Sigma0: 0.3, Bounds: b}
+				var s Strategy
+				if ipop {
+					cfg.X0 = nil
+					w, err := NewIPOP(name, cfg, IPOPConfig{MaxRestarts: 3})
+					if err != nil {
+						t.Fatal(err)
+					}
+					s = w
+				} else {
+					s = stNew(t, name, cfg)
+				}
+				var err error
+				res[i], err = Minimize(context.Background(), Func(bdShiftedSphere(centre)), s, Options{MaxEvals: 3000})
+				if err != nil {
+					t.Fatal(err)
+				}
+				res[i].Elapsed = 0
+			}
+			if fmt.Sprint(res[0]) != fmt.Sprint(res[1]) {
+				t.Errorf("%s (IPOP %v): with inactive bounds %+v, without %+v", name, ipop, res[1], res[0])
+			}
 		}
-		free, err := Minimize(context.Background(), Func(bdShiftedSphere(centre)), stNew(t, name, cfg), opt)
-		if err != nil {
-			t.Fatal(err)
+	}
+}
+
+// TestBoundsResume checks that a bounded run with scales, saved and
+// restored every few generations (plain and under IPOP), equals the
+// uninterrupted run bit for bit, that its state carries the box (version
+// 2), and that the candidates of ask/tell lie in the box.
+func TestBoundsResume(t *testing.T) {
+	d := 3
+	b := &Bounds{Lower: []float64{-1, 0, -inf}, Upper: []float64{1, 10, 0.5}}
+	cfg := Config{Dim: d, Seed: 11, Bounds: b, Stds: []float64{1, 5, 0.5}}
+	f := bdShiftedSphere([]float64{3, 3, 3})
+	for _, name := range Names() {
+		newS := func() Strategy {
+			w, err := NewIPOP(name, cfg, IPOPConfig{MaxRestarts: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return w
 		}
-		if p.moved != 0 {
-			t.Fatalf("%s: the map moved %d points, so the test does not test inactive bounds", name, p.moved)
-		}
-		bounded.Elapsed, free.Elapsed = 0, 0
-		if fmt.Sprint(bounded) != fmt.Sprint(free) {
-			t.Errorf("%s: with inactive bounds %+v, without %+v", name, bounded, free)
+		for _, mk := range []func() Strategy{func() Strategy { return stNew(t, name, cfg) }, newS} {
+			whole := mk()
+			resumed := mk()
+			var pop linalg.Dense
+			for g := 0; g < 60 && whole.Stop() == ""; g++ {
+				askTellGeneration(t, whole, f, &pop)
+				if rows, _ := pop.Dims(); true {
+					for i := range rows {
+						if !b.Contains(pop.RawRow(i)) {
+							t.Fatalf("%s: candidate %v outside the box", whole.Name(), pop.RawRow(i))
+						}
+					}
+				}
+				askTellGeneration(t, resumed, f, &pop)
+				if g%7 == 3 {
+					data, err := resumed.MarshalBinary()
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !strings.Contains(string(data[:40]), "/v2\n") {
+						t.Fatalf("%s: state header %q, want version 2", resumed.Name(), data[:20])
+					}
+					if resumed, err = Load(data); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			x1, f1 := whole.Best()
+			x2, f2 := resumed.Best()
+			if fmt.Sprint(x1, f1, whole.Evals(), whole.Mean(nil)) != fmt.Sprint(x2, f2, resumed.Evals(), resumed.Mean(nil)) {
+				t.Errorf("%s: resumed run %v %v, uninterrupted %v %v", whole.Name(), x2, f2, x1, f1)
+			}
 		}
 	}
 }
@@ -822,5 +891,57 @@ func TestSearchMap(t *testing.T) {
 	}
 	if a := testing.AllocsPerRun(100, func() { m.apply(y, x) }); a != 0 {
 		t.Errorf("apply: %v allocations, want 0", a)
+	}
+}
+
+// TestBoundsBIPOP runs BIPOP (small and large regimes, restarts drawn in
+// the box) on a sphere centred outside the box, where every run converges
+// to the boundary and stops, so that BIPOP restarts: no evaluated point
+// leaves the box, the best point is the projection of the centre, and a
+// run saved and restored through Load every few generations equals the
+// uninterrupted one. (On Rastrigin in this box, hees's mean random-walks
+// through the periodic fold of the map, docs/ALGORITHMS.md Section 14.5.)
+func TestBoundsBIPOP(t *testing.T) {
+	d := 3
+	b := &Bounds{Lower: []float64{0.5, -3, -3}, Upper: []float64{3, 3, 0.25}}
+	f := bdShiftedSphere([]float64{0, 1, 1})
+	want := []float64{0.5, 1, 0.25}
+	for _, name := range []string{nameHEES, nameCMAES} {
+		cfg := Config{Dim: d, Seed: 5, Bounds: b}
+		mk := func() Strategy {
+			w, err := NewBIPOP(name, cfg, BIPOPConfig{MaxRestarts: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return w
+		}
+		p := &bdProblem{b: b, f: f}
+		res, err := Minimize(context.Background(), p, mk(), Options{MaxEvals: 6000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.outside != 0 || !sameFloatsTol(res.X, want, 1e-6) || res.Restarts == 0 {
+			t.Errorf("%s: %d of %d points outside the box, best %v, %d restarts", name, p.outside, p.evals, res.X, res.Restarts)
+		}
+		whole, resumed := mk(), mk()
+		var pop linalg.Dense
+		for g := 0; g < 3000 && whole.Stop() == "" && restartsOf(whole) < 3; g++ {
+			askTellGeneration(t, whole, f, &pop)
+			askTellGeneration(t, resumed, f, &pop)
+			if g%13 == 5 {
+				data, err := resumed.MarshalBinary()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if resumed, err = Load(data); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		x1, f1 := whole.Best()
+		x2, f2 := resumed.Best()
+		if fmt.Sprint(x1, f1, whole.Evals()) != fmt.Sprint(x2, f2, resumed.Evals()) || restartsOf(whole) == 0 {
+			t.Errorf("%s: resumed %v %v, uninterrupted %v %v (%d restarts)", name, x2, f2, x1, f1, restartsOf(whole))
+		}
 	}
 }

@@ -80,17 +80,17 @@ func (c *cma11) Ask(pop *linalg.Dense) error {
 	if err := c.checkAsk(pop); err != nil {
 		return err
 	}
-	resize(pop, 1, c.cfg.Dim)
 	if c.gen == 0 {
-		c.pending = true
-		copy(pop.RawRow(0), c.mean)
+		c.askInitial(pop)
 		return nil
 	}
+	resize(pop, 1, c.cfg.Dim)
 	if !c.pending {
 		c.draw()
 		c.pending = true
 	}
 	c.offspring(pop.RawRow(0))
+	c.toBox(pop)
 	return nil
 }
 

@@ -315,6 +315,7 @@ func (c *cmaes) Ask(pop *linalg.Dense) error {
 	for k := range c.p.lambda {
 		c.candidate(pop.RawRow(k), k)
 	}
+	c.toBox(pop)
 	return nil
 }
 

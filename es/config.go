@@ -30,11 +30,33 @@ type Config struct {
 	// squares overflow, and a run would only see +Inf.
 	Sigma0 float64
 	// X0 is the initial mean. Nil means a point drawn uniformly from
-	// [-Box, Box]^Dim with the seed.
+	// [-Box, Box]^Dim with the seed (from the box of Bounds where it has
+	// one, see Bounds). With Bounds, a given X0 must lie in the box.
 	X0 []float64
 	// Box is the half-width of the box for a drawn X0; 0 means 3
-	// (docs/ALGORITHMS.md Section 4, the reference code's fmin).
+	// (docs/ALGORITHMS.md Section 4, the reference code's fmin). Bounds
+	// take its place on the coordinates they bound on both sides.
 	Box float64
+	// Bounds, when not nil, confine every point the strategy hands out (the
+	// rows of Ask, Best, Mean) to a box: the strategy samples in the
+	// unbounded space and each candidate is carried into the box by
+	// Bounds.Map (docs/ALGORITHMS.md Section 14). With Bounds, a drawn X0
+	// lies in the box and, when Sigma0 is 0, the default Sigma0 is 0.3 times
+	// the geometric mean g of the widths of the coordinates bounded on both
+	// sides; unequal widths then also give the default Stds w_i/g (1 for a
+	// coordinate with an open side). Sigma and Transform stay in the
+	// strategy's own units. New copies the bounds.
+	Bounds *Bounds
+	// Stds are per-coordinate scales s_i (pycma's CMA_stds): the initial
+	// sampling standard deviation of coordinate i is Sigma0·s_i. Nil means
+	// none (or the default from Bounds, above). One positive, finite entry
+	// per coordinate. They are applied as a fixed change of units outside
+	// the strategy, y = T(s ⊙ x), not as A0 = diag(s): so the covariance
+	// checks (cond(C) <= 1e14) and the HE-ES's determinant normalisation do
+	// not see them, and es11, which has no A, takes them too
+	// (docs/ALGORITHMS.md Section 14.4, where it was measured). New copies
+	// them.
+	Stds []float64
 	// Pairs is the number of mirrored pairs lambda~ of the full HE-ES; 0
 	// means floor(2 + 1.5 ln d) (docs/ALGORITHMS.md Section 4), for hees2
 	// at most d. IPOP doubles it.
@@ -115,6 +137,22 @@ func resolve(name string, cfg Config) (Config, error) {
 	case d < 1:
 		return cfg, fmt.Errorf("es: Config.Dim = %d: must be at least 1", d)
 	}
+	if err := cfg.Bounds.Check(d); err != nil {
+		return cfg, err
+	}
+	if cfg.Stds != nil {
+		if err := checkStds(cfg.Stds, d); err != nil {
+			return cfg, err
+		}
+	}
+	// The defaults that come with a box (docs/ALGORITHMS.md Section 14.4).
+	boundsSigma0, boundsStds := cfg.Bounds.defaultScale(d)
+	if cfg.Sigma0 == 0 && boundsSigma0 > 0 {
+		cfg.Sigma0 = boundsSigma0
+	}
+	if cfg.Stds == nil {
+		cfg.Stds = boundsStds
+	}
 	if cfg.Sigma0 == 0 {
 		cfg.Sigma0 = 2
 	}
@@ -136,6 +174,10 @@ func resolve(name string, cfg Config) (Config, error) {
 				return cfg, fmt.Errorf("es: Config.X0[%d] = %v: must be finite", i, v)
 			}
 		}
+		if i := cfg.Bounds.outside(cfg.X0); i >= 0 {
+			c := cfg.Bounds.coord(i)
+			return cfg, fmt.Errorf("es: Config.X0[%d] = %v lies outside the bounds [%v, %v]", i, cfg.X0[i], c.l, c.u)
+		}
 	}
 	if cfg.A0 != nil {
 		if name == nameES11 {
@@ -145,7 +187,11 @@ func resolve(name string, cfg Config) (Config, error) {
 			return cfg, err
 		}
 	}
-	if step := cfg.Sigma0 * maxAbs(cfg.A0); step > sigmaMax {
+	if step := cfg.Sigma0 * maxAbs(cfg.A0) * maxEntry(cfg.Stds); step > sigmaMax {
+		if cfg.Stds != nil {
+			return cfg, fmt.Errorf("es: Config.Sigma0 = %v times the largest entries of Config.A0 and Config.Stds is %v: must be at most %v (larger steps overflow the objective's arithmetic)",
+				cfg.Sigma0, step, sigmaMax)
+		}
 		if cfg.A0 == nil {
 			return cfg, fmt.Errorf("es: Config.Sigma0 = %v: must be at most %v (larger steps overflow the objective's arithmetic)", cfg.Sigma0, sigmaMax)
 		}
@@ -258,6 +304,15 @@ func resolve(name string, cfg Config) (Config, error) {
 		}
 	}
 	return cfg, nil
+}
+
+// maxEntry returns the largest entry of the positive scales s, or 1 for
+// nil s.
+func maxEntry(s []float64) float64 {
+	if s == nil {
+		return 1
+	}
+	return slices.Max(s)
 }
 
 // maxAbs returns the largest absolute entry of a, or 1 for a nil a (the

@@ -3,6 +3,7 @@ package es
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/hees-dev/hees/linalg"
 	"github.com/hees-dev/hees/rng"
@@ -25,6 +26,11 @@ type core struct {
 	name string
 	cfg  Config // resolved: every default filled in; X0 and A0 are not kept
 	key  rng.Key
+	// out carries the search space to the objective's points: the scales
+	// Stds and the map of Bounds (docs/ALGORITHMS.md Section 14). mean,
+	// bestX and A live in the search space; Ask, Best and Mean hand out
+	// mapped points.
+	out searchMap
 
 	mean    []float64
 	fMean   float64 // f(m) of the current mean, NaN while unknown
@@ -50,23 +56,26 @@ type core struct {
 }
 
 // setupCore initialises the state shared by every strategy from a resolved
-// configuration: the mean X0 (or a uniform draw from [-Box, Box]^d with the
-// seed), A = A0 (or I), sigma = Sigma0, and the shared covariance checker
-// for evalsPerGen evaluations per generation; evalsPerGen = 0 leaves the
-// checker empty, for a strategy that runs its own criteria.
+// configuration: the mean at the preimage of X0 (or of a uniform draw from
+// the box of Bounds and [-Box, Box]^d with the seed), A = A0 (or I), sigma =
+// Sigma0, and the shared covariance checker for evalsPerGen evaluations per
+// generation; evalsPerGen = 0 leaves the checker empty, for a strategy that
+// runs its own criteria.
 func (c *core) setupCore(name string, cfg Config, evalsPerGen int) {
 	d := cfg.Dim
 	c.name = name
 	c.key = rng.KeyFromSeed(cfg.Seed)
+	cfg.Bounds, cfg.Stds = cfg.Bounds.clone(), slices.Clone(cfg.Stds)
+	c.out = searchMap{bounds: cfg.Bounds, stds: cfg.Stds}
 	c.mean = make([]float64, d)
 	if cfg.X0 != nil {
 		copy(c.mean, cfg.X0)
 	} else {
-		st := rng.NewStream(c.key, purposeInit, 0, 0)
-		st.FillFloat64(c.mean)
-		for i, u := range c.mean {
-			c.mean[i] = float64(cfg.Box * (2*u - 1))
-		}
+		cfg.Bounds.drawX0(c.mean, c.key, cfg.Box)
+	}
+	// resolve checked that X0 lies in the box, and drawX0 draws in it.
+	if err := c.out.invert(c.mean, c.mean); err != nil {
+		panic(err)
 	}
 	c.fMean = math.NaN()
 	c.sigma = cfg.Sigma0
@@ -99,14 +108,38 @@ func (c *core) Name() string { return c.name }
 // Dim returns the dimension of the search space.
 func (c *core) Dim() int { return c.cfg.Dim }
 
-// Mean copies the current mean into dst (allocating when dst is nil) and
-// returns it.
+// Mean copies the current mean, mapped into the box, into dst (allocating
+// when dst is nil) and returns it.
 func (c *core) Mean(dst []float64) []float64 {
 	if dst == nil {
 		dst = make([]float64, len(c.mean))
 	}
-	copy(dst, c.mean)
+	c.out.apply(dst, c.mean)
 	return dst
+}
+
+// toBox carries the candidates that Ask wrote into pop from the search
+// space to the objective's points, in place: the one call every strategy's
+// Ask ends with (docs/ALGORITHMS.md Section 14). Without Bounds and Stds it
+// changes nothing. O(d) per candidate, no allocation.
+func (c *core) toBox(pop *linalg.Dense) {
+	if c.out.identity() {
+		return
+	}
+	rows, _ := pop.Dims()
+	for i := range rows {
+		row := pop.RawRow(i)
+		c.out.apply(row, row)
+	}
+}
+
+// askInitial writes the initial mean alone, generation 0 of the elitist
+// strategies.
+func (c *core) askInitial(pop *linalg.Dense) {
+	c.pending = true
+	resize(pop, 1, c.cfg.Dim)
+	copy(pop.RawRow(0), c.mean)
+	c.toBox(pop)
 }
 
 // Sigma returns the current global step size.
@@ -115,13 +148,16 @@ func (c *core) Sigma() float64 { return c.sigma }
 // Transform returns the current transformation A, owned by the strategy.
 func (c *core) Transform() *linalg.Dense { return &c.a }
 
-// Best returns a copy of the best point told so far and its value, or nil
-// and +Inf before a finite value was told.
+// Best returns a copy of the best point told so far, mapped into the box
+// (the point that was evaluated), and its value, or nil and +Inf before a
+// finite value was told.
 func (c *core) Best() ([]float64, float64) {
 	if !c.hasBest {
 		return nil, math.Inf(1)
 	}
-	return append([]float64(nil), c.bestX...), c.bestF
+	x := make([]float64, len(c.bestX))
+	c.out.apply(x, c.bestX)
+	return x, c.bestF
 }
 
 // Evals returns the number of objective values told so far.
@@ -228,7 +264,9 @@ func readConfig(r *stateReader, name string) (Config, error) {
 }
 
 // writeTuning writes the tuning fields of cfg, the tail of both saved
-// configurations (a strategy's, resolved, and IPOP's, as given).
+// configurations (a strategy's, resolved, and IPOP's, as given), and, when
+// cfg has Bounds or Stds, those (in the latest version of the format; a
+// state without them stays in the plain version).
 func writeTuning(w *stateWriter, cfg *Config) {
 	w.float(cfg.Kappa)
 	w.float(cfg.EtaA)
@@ -236,6 +274,18 @@ func writeTuning(w *stateWriter, cfg *Config) {
 	w.float(cfg.DS)
 	w.float(cfg.CSigma)
 	w.float(cfg.TolFun)
+	if cfg.Bounds == nil && cfg.Stds == nil {
+		return // the plain version: byte for byte as before bounds existed
+	}
+	w.upgrade()
+	b := cfg.Bounds
+	if b == nil {
+		b = &Bounds{}
+	}
+	for _, v := range [][]float64{b.Lower, b.Upper, cfg.Stds} {
+		w.bool(v != nil)
+		w.floats(v)
+	}
 }
 
 // readTuning reads the fields written by writeTuning into cfg.
@@ -246,6 +296,21 @@ func readTuning(r *stateReader, cfg *Config) {
 	cfg.DS = r.float()
 	cfg.CSigma = r.float()
 	cfg.TolFun = r.float()
+	if r.version < 2 {
+		return // no bounds, no scales
+	}
+	var v [3][]float64
+	for i := range v {
+		has := r.bool()
+		v[i] = r.floats(nil)
+		if !has {
+			v[i] = nil
+		}
+	}
+	if v[0] != nil || v[1] != nil {
+		cfg.Bounds = &Bounds{Lower: v[0], Upper: v[1]}
+	}
+	cfg.Stds = v[2]
 }
 
 // unmarshalCore reads the shared moving state written by marshalCore (after

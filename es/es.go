@@ -32,8 +32,12 @@
 // reason in Result.Reason. A Run applies the same stop rules to a loop that
 // evaluates the candidates itself, such as an ask/tell driver across
 // processes. An objective that can fail or take long implements
-// ProblemContext: its errors stop the run, and its evaluations are
-// canceled when the run stops. NewIPOP wraps a strategy with IPOP restarts
+// ProblemContext: its errors stop the run, or with Options.OnError and
+// Options.Retries are tried again and ranked worst (docs/ALGORITHMS.md
+// Section 15), and its evaluations are canceled when the run stops.
+// Config.Bounds confines every point handed out to a box, and
+// Config.Stds scales the coordinates (docs/ALGORITHMS.md Section 14);
+// Run.Inject and Options.Inject evaluate known points (Section 16). NewIPOP wraps a strategy with IPOP restarts
 // (docs/ALGORITHMS.md Section 4.1), NewBIPOP cmaes or hees with BIPOP restarts
 // (docs/ALGORITHMS.md Section 8). A Trace records one row per generation,
 // with the condition and normalised trace of C = A A^T (and of A^T H A when
@@ -65,7 +69,9 @@ type Strategy interface {
 	PopulationSize() int
 
 	// Ask writes the candidates of the current generation into the rows of
-	// pop, resizing it (its storage is reused when large enough, so a loop
+	// pop, the points to evaluate (in the box of Config.Bounds when it has
+	// one; the strategy samples in its own space, docs/ALGORITHMS.md
+	// Section 14), resizing it (its storage is reused when large enough, so a loop
 	// that passes the same matrix does not allocate). Asking twice without a
 	// Tell writes the same candidates again. Ask returns an error once the
 	// strategy has stopped.
@@ -77,16 +83,19 @@ type Strategy interface {
 	Tell(f []float64) error
 
 	// Mean copies the current mean into dst (allocating when dst is nil) and
-	// returns it.
+	// returns it; with Config.Bounds or Config.Stds, the mean carried to the
+	// objective's space (Section 14.3).
 	Mean(dst []float64) []float64
-	// Sigma is the current global step size.
+	// Sigma is the current global step size, in the strategy's own space
+	// (the units of Config.Stds when given).
 	Sigma() float64
 	// Transform returns the current transformation A (sampling covariance
-	// sigma^2 A A^T). The matrix is owned by the strategy: read it, do not
+	// sigma^2 A A^T), in the strategy's own space like Sigma. The matrix is owned by the strategy: read it, do not
 	// keep or change it across calls to Tell.
 	Transform() *linalg.Dense
 	// Best returns a copy of the best point told so far and its value
-	// (+Inf and nil before any finite value was told).
+	// (+Inf and nil before any finite value was told): a point that was
+	// evaluated, so in the box of Config.Bounds.
 	Best() (x []float64, f float64)
 	// Evals is the number of objective values told so far.
 	Evals() int

@@ -34,18 +34,18 @@ func (e *es11) Ask(pop *linalg.Dense) error {
 	if err := e.checkAsk(pop); err != nil {
 		return err
 	}
-	resize(pop, 1, e.cfg.Dim)
 	if e.gen == 0 {
-		e.pending = true
-		copy(pop.RawRow(0), e.mean)
+		e.askInitial(pop)
 		return nil
 	}
+	resize(pop, 1, e.cfg.Dim)
 	if !e.pending {
 		st := rng.NewStream(e.key, purposeSample, uint64(e.gen), 0)
 		st.FillNormal(e.z)
 		e.pending = true
 	}
 	e.offspring(pop.RawRow(0))
+	e.toBox(pop)
 	return nil
 }
 

@@ -94,7 +94,7 @@ func (h *hees) Ask(pop *linalg.Dense) error {
 
 // writePopulation writes the current mean into row 0 of pop and the
 // mirrored pairs x_k^± = m ± sigma A b_k (lines 11-12) into rows 2k+1 and
-// 2k+2.
+// 2k+2, mapped into the box (toBox).
 func (h *hees) writePopulation(pop *linalg.Dense) {
 	resize(pop, h.PopulationSize(), h.cfg.Dim)
 	copy(pop.RawRow(0), h.mean)
@@ -102,6 +102,7 @@ func (h *hees) writePopulation(pop *linalg.Dense) {
 		h.ad.candidate(pop.RawRow(2*k+1), h.mean, h.sigma, k, false)
 		h.ad.candidate(pop.RawRow(2*k+2), h.mean, h.sigma, k, true)
 	}
+	h.toBox(pop)
 }
 
 // Tell takes the values of the rows of the last Ask and performs one

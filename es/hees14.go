@@ -36,9 +36,7 @@ func (h *hees14) Ask(pop *linalg.Dense) error {
 		return err
 	}
 	if h.gen == 0 {
-		h.pending = true
-		resize(pop, 1, h.cfg.Dim)
-		copy(pop.RawRow(0), h.mean)
+		h.askInitial(pop)
 		return nil
 	}
 	if !h.pending {
@@ -54,6 +52,7 @@ func (h *hees14) Ask(pop *linalg.Dense) error {
 		h.ad.candidate(pop.RawRow(2*k), h.mean, h.sigma, k, false)
 		h.ad.candidate(pop.RawRow(2*k+1), h.mean, h.sigma, k, true)
 	}
+	h.toBox(pop)
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/hees-dev/hees/linalg"
 	"github.com/hees-dev/hees/rng"
@@ -75,8 +76,9 @@ func NewIPOP(name string, cfg Config, ipop IPOPConfig) (*IPOP, error) {
 		return nil, err
 	}
 	w.inner = inner
-	// w.cfg outlives the call (restarts, MarshalBinary): keep copies of X0
-	// and A0, as New does.
+	// w.cfg outlives the call (restarts, MarshalBinary): keep copies of X0,
+	// A0, Bounds and Stds, as New does.
+	w.cfg.Bounds, w.cfg.Stds = cfg.Bounds.clone(), slices.Clone(cfg.Stds)
 	if cfg.X0 != nil {
 		w.cfg.X0 = append([]float64(nil), cfg.X0...)
 	}
@@ -123,7 +125,7 @@ func (w *IPOP) runConfig(r int) (Config, bool) {
 		return w.cfg, true
 	}
 	c := w.cfg
-	c.X0 = nil // a new uniform start in [-Box, Box]^Dim from the run's seed
+	c.X0 = nil // a new uniform start in the box (Bounds, Box) from the run's seed
 	c.Seed = restartSeed(w.cfg.Seed, r)
 	if w.population0 > 0 {
 		if r >= 31 || w.population0 > maxPopulation>>r {

@@ -338,7 +338,12 @@ func TestIPOPConfigRoundTrip(t *testing.T) {
 		case reflect.Slice:
 			f.Set(reflect.ValueOf([]float64{1, -2, math.Inf(1)}))
 		case reflect.Pointer:
-			f.Set(reflect.ValueOf(linalg.NewDense(2, 2, []float64{1, 2, 3, math.NaN()})))
+			switch f.Type() {
+			case reflect.TypeFor[*Bounds]():
+				f.Set(reflect.ValueOf(&Bounds{Lower: []float64{-1, math.Inf(-1)}, Upper: nil}))
+			default:
+				f.Set(reflect.ValueOf(linalg.NewDense(2, 2, []float64{1, 2, 3, math.NaN()})))
+			}
 		default:
 			t.Fatalf("Config.%s has kind %v: teach writeConfig and this test about it", v.Type().Field(i).Name, f.Kind())
 		}
@@ -378,6 +383,12 @@ func fmtConfig(c Config) string {
 				parts = append(parts, name+"=nil")
 			} else {
 				parts = append(parts, name+"="+matrixLines(x))
+			}
+		case *Bounds:
+			if x == nil {
+				parts = append(parts, name+"=nil")
+			} else {
+				parts = append(parts, fmt.Sprintf("%s=%v:%s,%v:%s", name, x.Lower == nil, hexFloats(x.Lower), x.Upper == nil, hexFloats(x.Upper)))
 			}
 		default:
 			parts = append(parts, fmt.Sprintf("%s=%v", name, x))

@@ -36,8 +36,9 @@ func (f Func) Eval(x []float64) float64 { return f(x) }
 // that also implements ProblemContext with EvalContext.
 type ProblemContext interface {
 	// EvalContext returns f(x), or an error when the evaluation failed; a
-	// failure stops Minimize with ReasonObjectiveError and an
-	// *ObjectiveError that wraps the error. ctx is canceled when the run
+	// failure is handled by Options.OnError and Options.Retries (by
+	// default it stops Minimize with ReasonObjectiveError and an
+	// *ObjectiveError that wraps the error). ctx is canceled when the run
 	// stops (a cancel, the time limit, another evaluation's failure):
 	// EvalContext should then return promptly, with any error, which is
 	// not taken for a failure. The rules of Problem.Eval about
@@ -107,12 +108,56 @@ type Options struct {
 	// Trace, when not nil, receives a row after every generation (see
 	// Trace for the columns and the cost).
 	Trace *Trace
+	// OnError is the failure policy for an evaluation of a ProblemContext
+	// that returns an error (after Retries): OnErrorStop (the zero value)
+	// stops the run, OnErrorWorst ranks the point worst and goes on
+	// (docs/ALGORITHMS.md Section 15). A panic always stops the run.
+	OnError OnError
+	// Retries is how many times a failed evaluation is tried again, in the
+	// same worker and at once, before OnError applies; 0 means none. A
+	// retry is a new call of EvalContext with the same point (an external
+	// program's pool can restart the program for it, see extproc).
+	Retries int
+	// MaxFailures stops a run with OnErrorWorst with ReasonTooManyFailures
+	// after that many failed points in a row, counted in row order across
+	// generations (so the count does not depend on Workers); 0 means
+	// DefaultMaxFailures, a negative value no limit.
+	MaxFailures int
+	// Inject lists known points to evaluate before the strategy's first
+	// generation of this call, as one batch (Run.Inject; what each strategy
+	// does with them is in docs/ALGORITHMS.md Section 16). Nil means none.
+	Inject [][]float64
 	// Hessian is the Hessian H of the objective when it is known (a
 	// quadratic); the trace then also reports cond and normalised trace of
 	// A^T H A (docs/ALGORITHMS.md Section 13 item 6). It must be Dim x Dim. Nil
 	// means unknown. Only the trace uses it.
 	Hessian *linalg.Dense
 }
+
+// OnError is a policy for failed evaluations (Options.OnError).
+type OnError string
+
+// The failure policies. The strings are stable: the command line takes
+// them as given here ("nan" there is OnErrorWorst).
+const (
+	// OnErrorStop stops the run at the first failed point with
+	// ReasonObjectiveError and an *ObjectiveError (the zero value).
+	OnErrorStop OnError = ""
+	// OnErrorWorst tells a failed point to the strategy as NaN, which
+	// ranks worst: it counts as an evaluation and the run goes on.
+	OnErrorWorst OnError = "worst"
+)
+
+// DefaultMaxFailures is the number of failed points in a row after which a
+// run with OnErrorWorst stops (Options.MaxFailures 0).
+const DefaultMaxFailures = 50
+
+// MaxRetries bounds Options.Retries.
+const MaxRetries = 100
+
+// ReasonTooManyFailures: Options.MaxFailures points in a row failed under
+// OnErrorWorst. The string is stable like the others.
+const ReasonTooManyFailures Reason = "too many failures"
 
 // Progress describes the state of a run after one generation.
 type Progress struct {
@@ -155,6 +200,10 @@ type Result struct {
 	// Restarts is the number of restarts of a restarting strategy (IPOP),
 	// 0 otherwise.
 	Restarts int
+	// Failures is the number of points of this call whose evaluation
+	// failed (after Options.Retries) and that were told as NaN under
+	// OnErrorWorst; they are counted in Evals.
+	Failures int
 	// Elapsed is the wall-clock time of the call. Two runs with the same
 	// seed and options differ only in Elapsed, unless they stop by the time
 	// limit or a cancel, which depend on timing.
@@ -228,10 +277,16 @@ const ReasonStrategyError Reason = "strategy error"
 //
 // The error is non-nil when the options are invalid, when the strategy
 // rejects an Ask or Tell, and when an evaluation fails (EvalContext returns
-// an error) or panics: this becomes an *ObjectiveError naming the point,
-// Result.Reason is ReasonObjectiveError, and the Result holds the best
-// point found before, including the values of the failing generation that
-// were returned. Minimize's goroutines have all exited when it returns.
+// an error, after opt.Retries more tries, under OnErrorStop) or panics:
+// this becomes an *ObjectiveError naming the point, Result.Reason is
+// ReasonObjectiveError, and the Result holds the best point of the
+// generations told before; the failing generation's values do not count,
+// so that X and F do not depend on Workers (Evals counts its calls that
+// returned, which does). Under OnErrorWorst a failed point is told as NaN
+// and the run goes on, until opt.MaxFailures points in a row have failed
+// (ReasonTooManyFailures, with the last failure as the error);
+// docs/ALGORITHMS.md Section 15 states the rules. Minimize's goroutines
+// have all exited when it returns.
 //
 // s can be a fresh or a restored strategy; Minimize continues from its
 // state, and a strategy that has stopped returns at once with its reason.
@@ -244,6 +299,11 @@ func Minimize(ctx context.Context, p Problem, s Strategy, opt Options) (Result, 
 	if err != nil {
 		return Result{F: math.Inf(1)}, err
 	}
+	if opt.Inject != nil {
+		if err := run.Inject(opt.Inject); err != nil {
+			return Result{F: math.Inf(1)}, err
+		}
+	}
 	workers := max(opt.Workers, 1)
 
 	parent := ctx
@@ -255,17 +315,23 @@ func Minimize(ctx context.Context, p Problem, s Strategy, opt Options) (Result, 
 	// The evaluations' context: the run's, also canceled by a failure.
 	evalCtx, cancelEvals := context.WithCancel(ctx)
 	defer cancelEvals()
-	ev := &evaluator{problem: p, ctx: evalCtx, cancel: cancelEvals, workers: workers}
+	ev := &evaluator{problem: p, ctx: evalCtx, cancel: cancelEvals, workers: workers,
+		policy: opt.OnError, retries: opt.Retries}
 	ev.problemCtx, _ = p.(ProblemContext)
 	if workers > 1 {
 		ev.startWorkers(workers - 1) // the calling goroutine is the last worker
 		defer ev.stopWorkers()
 	}
 
+	maxFailures := opt.MaxFailures
+	if maxFailures == 0 {
+		maxFailures = DefaultMaxFailures
+	}
 	var mean []float64 // m_t before Ask, kept only for the trace
 	finish := func() (Result, error) {
 		res := run.Result()
 		res.Elapsed = time.Since(start)
+		res.Failures = ev.failures
 		if ev.failed != nil {
 			return res, ev.failed
 		}
@@ -284,31 +350,36 @@ func Minimize(ctx context.Context, p Problem, s Strategy, opt Options) (Result, 
 			return finish()
 		}
 		if ctx.Err() != nil {
-			run.Stop(haltReason(parent), nil, nil)
+			run.Stop(haltReason(parent), nil)
 			return finish()
 		}
 
 		ev.generation = s.Generation()
+		injected := run.injecting // a batch of known points, no generation
 		complete := ev.evaluate(pop)
 		if ev.failed != nil {
-			// The values returned normally count for the best so
-			// far; the generation is not told.
-			run.Stop(ReasonObjectiveError, ev.f, ev.evaluated)
+			// The generation is not told, and none of its values
+			// counts for the best so far: which rows were evaluated
+			// before the stop depends on timing.
+			run.Stop(ReasonObjectiveError, ev.evaluated)
 			return finish()
 		}
 		if !complete || ctx.Err() != nil {
 			// Cut short by a cancel or the time limit: an objective
 			// that watches ctx may have returned values that mean
 			// nothing, so the whole generation is discarded.
-			run.Stop(haltReason(parent), ev.f, ev.evaluated)
+			run.Stop(haltReason(parent), ev.evaluated)
 			return finish()
 		}
 		if err := run.Tell(ev.f); err != nil {
 			res, _ := finish()
 			return res, fmt.Errorf("es: Minimize: %w", err)
 		}
+		if ev.countFailures(maxFailures) {
+			run.Stop(ReasonTooManyFailures, nil)
+		}
 		_, best := run.Best()
-		if opt.Trace != nil {
+		if opt.Trace != nil && !injected {
 			fMean, meanKnown := meanValue(mean, pop, ev.f)
 			opt.Trace.record(s, fMean, meanKnown, run.GenerationBest(), best, opt.Hessian)
 		}
@@ -343,6 +414,10 @@ func checkOptions(p Problem, s Strategy, opt Options) error {
 		return fmt.Errorf("es: Minimize: Options.Workers = %d: must be in [0, %d]", opt.Workers, MaxWorkers)
 	case opt.MaxTime < 0:
 		return fmt.Errorf("es: Minimize: Options.MaxTime = %v is negative", opt.MaxTime)
+	case opt.OnError != OnErrorStop && opt.OnError != OnErrorWorst:
+		return fmt.Errorf("es: Minimize: Options.OnError = %q: want %q or %q", opt.OnError, OnErrorStop, OnErrorWorst)
+	case opt.Retries < 0 || opt.Retries > MaxRetries:
+		return fmt.Errorf("es: Minimize: Options.Retries = %d: must be in [0, %d]", opt.Retries, MaxRetries)
 	}
 	lim := Limits{MaxEvals: opt.MaxEvals, Target: opt.Target}
 	if err := lim.check("Minimize: Options."); err != nil {
@@ -399,6 +474,13 @@ type evaluator struct {
 	generation int // for the failure report
 	workers    int // goroutines that evaluate, the caller included
 
+	policy   OnError
+	retries  int
+	lost     []*ObjectiveError // per row: its failure under OnErrorWorst, else nil
+	inRow    int               // failed points in a row, in row order
+	failures int               // points told as NaN after a failure
+	last     *ObjectiveError   // the last of them, in row order
+
 	rows int
 	next atomic.Int64 // next row to claim
 	halt atomic.Bool  // set by a failure
@@ -440,10 +522,13 @@ func (e *evaluator) evaluate(pop *linalg.Dense) bool {
 	if cap(e.f) < rows {
 		e.f = make([]float64, rows)
 		e.evaluated = make([]bool, rows)
+		e.lost = make([]*ObjectiveError, rows)
 	}
 	e.f = e.f[:rows]
 	e.evaluated = e.evaluated[:rows]
+	e.lost = e.lost[:rows]
 	clear(e.evaluated)
+	clear(e.lost)
 	e.rows = rows
 	e.next.Store(0)
 	helpers := min(e.workers, rows) - 1 // goroutines besides the caller
@@ -491,13 +576,44 @@ func (e *evaluator) evalRow(i int) {
 		return
 	}
 	v, err := e.problemCtx.EvalContext(e.ctx, x)
+	for try := 0; err != nil && try < e.retries && e.ctx.Err() == nil; try++ {
+		v, err = e.problemCtx.EvalContext(e.ctx, x)
+	}
 	switch {
 	case err == nil:
 		e.f[i] = v
 		e.evaluated[i] = true
-	case e.ctx.Err() == nil:
+	case e.ctx.Err() != nil:
+		// Interrupted by a stop: not a failure, the row stays unevaluated.
+	case e.policy == OnErrorWorst:
+		e.lost[i] = &ObjectiveError{X: slices.Clone(x), Generation: e.generation, Row: i, Err: err}
+		e.f[i] = math.NaN()
+		e.evaluated[i] = true
+	default:
 		e.fail(&ObjectiveError{X: slices.Clone(x), Generation: e.generation, Row: i, Err: err})
 	}
+}
+
+// countFailures counts the failed points of the generation just told, in
+// row order, and reports whether maxFailures (> 0) of them came in a row.
+// Row order, not the order in which the workers finished, makes the count
+// the same for any Workers.
+func (e *evaluator) countFailures(maxFailures int) bool {
+	stop := false
+	for _, lost := range e.lost {
+		if lost == nil {
+			e.inRow = 0
+			continue
+		}
+		e.failures++
+		e.inRow++
+		e.last = lost
+		stop = stop || (maxFailures > 0 && e.inRow >= maxFailures)
+	}
+	if stop {
+		e.failed = e.last
+	}
+	return stop
 }
 
 // fail applies the failure policy to a failed evaluation: the first

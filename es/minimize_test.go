@@ -356,10 +356,12 @@ func TestMinimizeObjectivePanics(t *testing.T) {
 			if res.Reason != ReasonObjectiveError || res.Generations != 2 {
 				t.Errorf("Reason %q, Generations %d; want %q, 2", res.Reason, res.Generations, ReasonObjectiveError)
 			}
-			// The best so far includes every value evaluated, also in the
-			// abandoned generation.
-			if res.F != slices.Min(values) || sphere(res.X) != res.F || res.Evals != len(values) {
-				t.Errorf("F %g (sphere(X) %g), Evals %d; want %g, %d", res.F, sphere(res.X), res.Evals, slices.Min(values), len(values))
+			// The best so far is that of the generations told (4 rows each,
+			// the first 8 calls): the abandoned generation's values do not count,
+			// since which of them were evaluated depends on timing. Evals
+			// counts every call that returned.
+			if res.F != slices.Min(values[:8]) || sphere(res.X) != res.F || res.Evals != len(values) {
+				t.Errorf("F %g (sphere(X) %g), Evals %d; want %g, %d", res.F, sphere(res.X), res.Evals, slices.Min(values[:8]), len(values))
 			}
 			goroutinesSettle(t, before)
 		})

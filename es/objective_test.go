@@ -14,7 +14,8 @@ import (
 
 // TestMinimizeContextError checks that an error of EvalContext stops the
 // run like a panic: an *ObjectiveError that wraps the error and names the
-// point, ReasonObjectiveError, and the values returned before it counted.
+// point, ReasonObjectiveError, and the best point of the generations told
+// (the failing generation's values do not count).
 func TestMinimizeContextError(t *testing.T) {
 	for _, workers := range []int{1, 3} {
 		t.Run(fmt.Sprintf("workers=%d", workers), func(t *testing.T) {
@@ -48,9 +49,9 @@ func TestMinimizeContextError(t *testing.T) {
 			if err.Error() != want {
 				t.Errorf("message %q, want %q", err, want)
 			}
-			if res.Reason != ReasonObjectiveError || res.Generations != 2 || res.Evals != len(values) || res.F != slices.Min(values) {
+			if res.Reason != ReasonObjectiveError || res.Generations != 2 || res.Evals != len(values) || res.F != slices.Min(values[:8]) {
 				t.Errorf("Reason %q, Generations %d, Evals %d, F %g; want %q, 2, %d, %g",
-					res.Reason, res.Generations, res.Evals, res.F, ReasonObjectiveError, len(values), slices.Min(values))
+					res.Reason, res.Generations, res.Evals, res.F, ReasonObjectiveError, len(values), slices.Min(values[:8]))
 			}
 		})
 	}

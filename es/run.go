@@ -40,8 +40,9 @@ func (l *Limits) check(prefix string) error {
 // strategy's own Stop (which for a restarting strategy such as IPOP reports
 // a reason only once no restart is left) and then the budget; after it, a
 // value of -Inf (ReasonMinusInf) and then the target. It keeps the best
-// point and value, and builds the Result. A Run is not safe for concurrent
-// use.
+// point and value, and builds the Result. Inject adds known points, which
+// the next Ask hands out as a batch of their own (docs/ALGORITHMS.md
+// Section 16). A Run is not safe for concurrent use.
 type Run struct {
 	s      Strategy
 	limits Limits
@@ -54,6 +55,9 @@ type Run struct {
 	f         float64   // its value, +Inf when none below +Inf was found
 	genBest   float64   // the smallest value of the last generation told
 	abandoned int       // evaluations of a generation stopped, not told
+
+	queue     [][]float64 // known points waiting for their batch (Inject)
+	injecting bool        // the batch asked is the queue's
 }
 
 // NewRun starts a run of s, fresh or restored: the run continues from the
@@ -80,8 +84,9 @@ func (r *Run) Strategy() Strategy { return r.s }
 // Reason says why the run stopped, "" while it goes on.
 func (r *Run) Reason() Reason { return r.reason }
 
-// Ask returns the candidates of the current generation, one per row, or
-// nil once the run has stopped (Reason says why): by the strategy's own
+// Ask returns the candidates of the current generation, one per row (or
+// the batch of points queued by Inject, before the generation), or nil
+// once the run has stopped (Reason says why): by the strategy's own
 // criteria, because the generation would exceed the budget, or by Stop.
 // The matrix belongs to the run and stays valid until the next Tell or
 // Stop. Asking again before a Tell returns the same candidates. An error
@@ -97,7 +102,9 @@ func (r *Run) Ask() (*linalg.Dense, error) {
 		r.reason = reason
 		return nil, nil
 	}
-	if err := r.s.Ask(&r.pop); err != nil {
+	if len(r.queue) > 0 {
+		r.askInjected()
+	} else if err := r.s.Ask(&r.pop); err != nil {
 		r.reason = ReasonStrategyError
 		return nil, err
 	}
@@ -123,8 +130,10 @@ func (r *Run) Tell(f []float64) error {
 	case len(f) != r.rows:
 		return fmt.Errorf("es: Run.Tell: %d values for %d candidates", len(f), r.rows)
 	}
-	minusInf, reached := r.foldBest(f, nil)
-	if err := r.s.Tell(f); err != nil {
+	minusInf, reached := r.foldBest(f)
+	if r.injecting {
+		r.tellInjected(f)
+	} else if err := r.s.Tell(f); err != nil {
 		r.rows = 0
 		r.reason = ReasonStrategyError
 		return err
@@ -143,12 +152,13 @@ func (r *Run) Tell(f []float64) error {
 // such as a cancel, the time limit or a failed evaluation. A generation
 // asked and not told is abandoned: the strategy never sees it, and
 // evaluated marks the rows of it that were evaluated (nil: none), which
-// Result.Evals counts. When reason is ReasonObjectiveError their values,
-// f, count for the best point too; after a cancel or the time limit they
-// do not, since an objective that watches its context may have returned
-// values that mean nothing. A Run restored from a file that recorded a stop
-// is stopped with its reason and nil values.
-func (r *Run) Stop(reason Reason, f []float64, evaluated []bool) {
+// Result.Evals counts. Their values do not count for the best point: after
+// a cancel or the time limit an objective that watches its context may
+// have returned values that mean nothing, and after a failure which rows
+// were evaluated depends on timing (docs/ALGORITHMS.md Section 15). A Run
+// restored from a file that recorded a stop is stopped with its reason and
+// nil values.
+func (r *Run) Stop(reason Reason, evaluated []bool) {
 	if reason == "" || r.reason != "" {
 		return
 	}
@@ -158,24 +168,18 @@ func (r *Run) Stop(reason Reason, f []float64, evaluated []bool) {
 			r.abandoned++
 		}
 	}
-	if reason == ReasonObjectiveError && evaluated != nil {
-		r.foldBest(f, evaluated)
-	}
 	r.rows = 0
+	r.injecting = false
 }
 
-// foldBest folds the values of the generation asked (those marked in
-// evaluated; all when it is nil) into the best so far, scanning the rows in
-// order so that ties go to the lowest row whatever the order of
-// evaluation. It records the generation's smallest value (NaN when none is
-// a number) and reports whether a value is -Inf and whether one is at or
-// below the target.
-func (r *Run) foldBest(f []float64, evaluated []bool) (minusInf, reached bool) {
+// foldBest folds the values of the generation asked into the best so far,
+// scanning the rows in order so that ties go to the lowest row whatever the
+// order of evaluation. It records the generation's smallest value (NaN
+// when none is a number) and reports whether a value is -Inf and whether
+// one is at or below the target.
+func (r *Run) foldBest(f []float64) (minusInf, reached bool) {
 	r.genBest = math.NaN()
 	for i, v := range f {
-		if evaluated != nil && !evaluated[i] {
-			continue
-		}
 		if math.IsNaN(r.genBest) || v < r.genBest {
 			r.genBest = v
 		}

@@ -20,14 +20,29 @@ import (
 // and crc is the IEEE CRC-32 of everything before it (4 bytes, little
 // endian). The checksum turns a corrupted state into an error instead of a
 // silently different run.
+//
+// Version 2 adds the box of Config.Bounds and the scales Config.Stds at the
+// end of the configuration (see writeTuning). A state without them is
+// written as version 1, byte for byte as before they existed, so version 2
+// marks exactly the states that version 1 readers could not run.
 const (
 	stateMagic   = "hees-es/"
-	stateVersion = 1
+	stateVersion = 2 // the latest version; this build reads 1 and 2
+	// stateVersionPlain is the version of a state without bounds and
+	// scales.
+	stateVersionPlain = 1
 )
 
-// stateHeader returns the header line of a saved state of strategy name.
+// stateHeader returns the header line of a saved state of strategy name in
+// the plain version.
 func stateHeader(name string) string {
-	return stateMagic + name + "/v" + strconv.Itoa(stateVersion) + "\n"
+	return stateHeaderVersion(name, stateVersionPlain)
+}
+
+// stateHeaderVersion returns the header line of a saved state of strategy
+// name in version v.
+func stateHeaderVersion(name string, v int) string {
+	return stateMagic + name + "/v" + strconv.Itoa(v) + "\n"
 }
 
 // parseStateHeader reads the header line of a saved state: the strategy
@@ -70,10 +85,10 @@ func openState(data []byte, name string) (*stateReader, error) {
 	if got != name {
 		return nil, fmt.Errorf("es: saved state is of strategy %q, cannot restore it into %q", got, name)
 	}
-	if version != stateVersion {
-		return nil, fmt.Errorf("es: saved %s state has version v%d, this build reads v%d", name, version, stateVersion)
+	if version < stateVersionPlain || version > stateVersion {
+		return nil, fmt.Errorf("es: saved %s state has version v%d, this build reads v%d to v%d", name, version, stateVersionPlain, stateVersion)
 	}
-	head := len(stateHeader(name))
+	head := len(stateHeaderVersion(name, version))
 	if len(data) < head+4 {
 		return nil, fmt.Errorf("es: saved %s state truncated: %d bytes", name, len(data))
 	}
@@ -82,17 +97,26 @@ func openState(data []byte, name string) (*stateReader, error) {
 	if got := crc32.ChecksumIEEE(data[:len(data)-4]); got != want {
 		return nil, fmt.Errorf("es: saved %s state truncated or corrupt: checksum %08x, want %08x", name, got, want)
 	}
-	return &stateReader{name: name, b: body}, nil
+	return &stateReader{name: name, version: version, b: body}, nil
 }
 
 // stateWriter appends the fields of a saved state.
 type stateWriter struct {
-	b []byte
+	name string
+	b    []byte
 }
 
-// newStateWriter starts a saved state of strategy name.
+// newStateWriter starts a saved state of strategy name, in the plain
+// version until upgrade is called.
 func newStateWriter(name string) *stateWriter {
-	return &stateWriter{b: []byte(stateHeader(name))}
+	return &stateWriter{name: name, b: []byte(stateHeader(name))}
+}
+
+// upgrade marks the state as the latest version, for a field that the
+// plain version does not have; the fields written so far stay.
+func (w *stateWriter) upgrade() {
+	head := len(stateHeader(w.name))
+	w.b = append([]byte(stateHeaderVersion(w.name, stateVersion)), w.b[head:]...)
 }
 
 // finish appends the checksum and returns the complete state.
@@ -142,9 +166,10 @@ func (w *stateWriter) matrix(m *linalg.Dense) {
 // stateReader reads the fields written by stateWriter. The first failure is
 // kept in err and every later read returns a zero value.
 type stateReader struct {
-	name string
-	b    []byte
-	err  error
+	name    string
+	version int // the state's format version
+	b       []byte
+	err     error
 }
 
 func (r *stateReader) fail(format string, args ...any) {

@@ -144,7 +144,7 @@ func TestUnmarshalErrors(t *testing.T) {
 		}
 		corrupt := slices.Clone(data)
 		corrupt[len(corrupt)/2] ^= 0x10
-		version := bytes.Replace(data, []byte("/v1\n"), []byte("/v2\n"), 1)
+		version := bytes.Replace(data, []byte("/v1\n"), []byte("/v3\n"), 1)
 		cases := []struct {
 			what string
 			data []byte
@@ -153,7 +153,7 @@ func TestUnmarshalErrors(t *testing.T) {
 			{"empty", nil, "not a saved strategy state"},
 			{"foreign", []byte("PNG\x00 something else entirely"), "not a saved strategy state"},
 			{"other strategy", other, "cannot restore it into \"" + name + "\""},
-			{"other version", version, "version v2"},
+			{"other version", version, "version v3"},
 			{"corrupt", corrupt, "corrupt"},
 			{"trailing bytes", append(slices.Clone(data), 0), "corrupt"},
 			{"header only", data[:len("hees-es/"+name+"/v1\n")], "truncated"},

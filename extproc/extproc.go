@@ -35,10 +35,12 @@
 // line included), a protocol error and an evaluation that outlasts
 // Options.EvalTimeout are errors of type *EvalError, which names the point, the process and the
 // last 2 KiB of the process's standard error. A failure stops the pool: the
-// failed process is killed and never restarted, and every later Eval
-// returns the same error. Canceling the context given to Start kills all
-// processes and unblocks every Eval; canceling the context given to
-// EvalContext kills the process of that evaluation (and stops the pool).
+// failed process is killed and not restarted, and every later Eval
+// returns the same error; with Options.Restart the failed process is
+// replaced by a fresh one instead and the pool goes on. Canceling the
+// context given to Start kills all processes and unblocks every Eval;
+// canceling the context given to EvalContext kills the process of that
+// evaluation (and stops the pool).
 //
 // # With es.Minimize
 //
@@ -46,7 +48,9 @@
 // failed evaluation stops the run with an *es.ObjectiveError that wraps the
 // *EvalError, and when the run stops for any reason (another evaluation's
 // failure, Options.MaxTime, a cancel) the programs still evaluating are
-// killed. Give the pool as many processes as Options.Workers.
+// killed. Give the pool as many processes as Options.Workers. A run that
+// goes on after a failure (es.Options.OnError, es.Options.Retries) needs
+// Options.Restart here, so that the next point gets a live program.
 //
 // On Unix each process runs in its own process group, and killing it kills
 // the group, so helpers a program started ("sh -c", Python workers) do not
@@ -132,6 +136,14 @@ type Options struct {
 	// WarnAfter is the wait before Warn is called; zero means
 	// DefaultWarnAfter.
 	WarnAfter time.Duration
+	// Restart, when true, replaces the process of a failed evaluation by a
+	// fresh one of the same index instead of stopping the pool: the Eval
+	// still returns its *EvalError, and the next Eval gets a new process
+	// (for a caller that goes on after a failure, such as es.Minimize with
+	// es.OnErrorWorst or Retries). An evaluation whose own context was
+	// canceled, and a process that cannot be started again, stop the pool
+	// as without Restart.
+	Restart bool
 }
 
 // Errors that an *EvalError wraps, to be tested with errors.Is. A canceled
@@ -219,7 +231,8 @@ func quoteLine(line string) string {
 // than processes, the extra callers wait for an idle process.
 type Pool struct {
 	opts  Options
-	procs []*process
+	words []string      // the command, for Options.Restart
+	procs []*process    // indexed by process index; under mu once started
 	idle  chan *process // processes ready for a point
 
 	mu      sync.Mutex
@@ -277,6 +290,7 @@ func Start(ctx context.Context, command string, procs int, opts Options) (*Pool,
 	}
 	p := &Pool{
 		opts:    opts,
+		words:   words,
 		idle:    make(chan *process, procs),
 		stopped: make(chan struct{}),
 		closing: make(chan struct{}),
@@ -348,7 +362,9 @@ func (p *Pool) EvalContext(ctx context.Context, x []float64) (float64, error) {
 	v, err := pr.eval(ctx, x, p)
 	if err != nil {
 		// The process is dead and stays out of the idle set.
-		p.stop(err)
+		if !p.opts.Restart || ctx.Err() != nil || !p.restart(pr) {
+			p.stop(err)
+		}
 		return 0, err
 	}
 	p.mu.Lock()
@@ -441,6 +457,41 @@ func (p *Pool) shutdown() error {
 	}
 	p.goroutines.Wait()
 	return errors.Join(errs...)
+}
+
+// restart replaces the dead process pr by a fresh one of the same index,
+// which it makes idle, and reaps pr. It reports false, leaving pr for Close,
+// when the new process cannot be started. A pool stopped meanwhile gets no
+// new process: restart reaps it at once.
+func (p *Pool) restart(pr *process) bool {
+	fresh, err := p.startProcess(pr.index, p.words)
+	if err != nil {
+		return false
+	}
+	p.mu.Lock()
+	running := p.err == nil
+	if running {
+		// Close iterates procs once the pool is stopped, so the swap
+		// happens before it or not at all.
+		p.procs[pr.index] = fresh
+		delete(p.out, pr)
+	}
+	p.mu.Unlock()
+	if !running {
+		fresh.abort(ErrClosed)
+		fresh.reap()
+		return true // the pool is stopped with its own error
+	}
+	pr.reap()
+	p.idle <- fresh
+	return true
+}
+
+// reap waits for the killed process to exit and closes its standard error.
+func (pr *process) reap() {
+	<-pr.exited
+	pr.stderrTail() // waits a little for the end of the standard error
+	pr.stderr.Close()
 }
 
 // stop records err as the pool's failure, unless one is recorded already.

@@ -284,6 +284,58 @@ func TestCrashStopsPool(t *testing.T) {
 	}
 }
 
+// TestRestartAfterCrash checks Options.Restart: a process that crashes, or
+// answers garbage, is replaced by a fresh one of the same index, the
+// failed Eval returns its *EvalError, and the pool goes on (two processes,
+// concurrent callers); Close then reports nothing. With the evaluation's
+// own context canceled the pool stops as without Restart.
+func TestRestartAfterCrash(t *testing.T) {
+	p := startHelper(t, context.Background(), 2, Options{Restart: true}, "crash-after", "1")
+	var wg sync.WaitGroup
+	var failed, good atomic.Int64
+	for w := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 6 {
+				x := []float64{float64(w), float64(i)}
+				v, err := p.Eval(x)
+				var evalErr *EvalError
+				switch {
+				case errors.As(err, &evalErr) && errors.Is(err, ErrNoAnswer):
+					failed.Add(1)
+				case err == nil && v == sphere(x):
+					good.Add(1)
+				default:
+					t.Errorf("Eval(%v) = %v, %v", x, v, err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	// Each process answers once, then crashes on its second point: every
+	// crash follows a good answer of its process, and each of the two last
+	// processes may have answered once without crashing yet.
+	if g, f := good.Load(), failed.Load(); g+f != 12 || g < f || g > f+2 {
+		t.Errorf("%d good answers, %d failures; want 12 calls, as many good answers as failures or up to 2 more", g, f)
+	}
+	if err := p.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+
+	g := startHelper(t, context.Background(), 1, Options{Restart: true}, "garbage")
+	evalError(t, g, []float64{1, 2}, ErrBadAnswer)
+	evalError(t, g, []float64{3, 4}, ErrBadAnswer) // a fresh process, same fate
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := g.EvalContext(ctx, []float64{5, 6}); err == nil {
+		t.Error("EvalContext with a canceled context: no error")
+	}
+	if err := g.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+}
+
 func TestBadAnswers(t *testing.T) {
 	for _, c := range []struct {
 		mode    string

@@ -186,10 +186,14 @@ type strategyFlags struct {
 	algo        string
 	seed        uint64
 	sigma0      float64
+	sigma0Given bool // -sigma0 was given: it overrides the default of a box
 	x0          pointFlag
 	box         float64
 	restarts    string
 	maxRestarts int
+	// lower, upper and stds are -lower, -upper and -stds as given: one
+	// number or d numbers, read once d is known (see coordList).
+	lower, upper, stds string
 }
 
 // register defines the flags on fs. boxDefault describes the default box
@@ -197,11 +201,63 @@ type strategyFlags struct {
 func (sf *strategyFlags) register(fs *flag.FlagSet, boxDefault string) {
 	fs.StringVar(&sf.algo, "algo", "hees", "strategy `NAME`: "+strings.Join(es.Names(), ", "))
 	fs.Uint64Var(&sf.seed, "seed", 1, "master `SEED` of every random draw")
-	fs.Float64Var(&sf.sigma0, "sigma0", 2, "initial step size `S`")
+	fs.Float64Var(&sf.sigma0, "sigma0", 2, "initial step size `S` (with -lower and -upper the default is 0.3 × the box width)")
 	fs.Var(&sf.x0, "x0", "initial mean `X1,X2,...` (default: uniform in [-B, B]^d, drawn from the seed)")
 	fs.Float64Var(&sf.box, "box", 0, "half-width `B` of the box of a drawn x0 (default "+boxDefault+")")
 	fs.StringVar(&sf.restarts, "restarts", "none", "restart `MODE`: none, or ipop (restart with a doubled population when the strategy stops)")
 	fs.IntVar(&sf.maxRestarts, "max-restarts", 0, "with -restarts ipop, at most `N` restarts (0: no limit)")
+	fs.StringVar(&sf.lower, "lower", "", "lower bounds `L`: one number for every coordinate or d numbers L1,...,Ld (-inf: none); every point evaluated lies in the box")
+	fs.StringVar(&sf.upper, "upper", "", "upper bounds `U`: one number for every coordinate or d numbers U1,...,Ud (inf: none)")
+	fs.StringVar(&sf.stds, "stds", "", "per-coordinate scales `S1,...,Sd` (or one number): the initial step of coordinate i is sigma0*Si")
+}
+
+// coordList reads the value of flag name for dimension dim: one number,
+// which every coordinate gets, or dim numbers separated by commas. "inf"
+// and "-inf" are read; NaN is refused (the library checks the rest). An
+// empty value gives nil.
+func coordList(name, value string, dim int) ([]float64, error) {
+	if value == "" {
+		return nil, nil
+	}
+	words := strings.Split(value, ",")
+	if len(words) != 1 && len(words) != dim {
+		return nil, usagef("-%s has %d numbers, want 1 or d = %d", name, len(words), dim)
+	}
+	x := make([]float64, dim)
+	for i := range x {
+		w := strings.TrimSpace(words[min(i, len(words)-1)])
+		v, err := strconv.ParseFloat(w, 64)
+		if err != nil || math.IsNaN(v) {
+			return nil, usagef("-%s: %q is not a number", name, w)
+		}
+		x[i] = v
+	}
+	return x, nil
+}
+
+// bounds returns the box and scales of -lower, -upper and -stds for
+// dimension dim (nil when not given).
+func (sf *strategyFlags) bounds(dim int) (*es.Bounds, []float64, error) {
+	lower, err := coordList("lower", sf.lower, dim)
+	if err != nil {
+		return nil, nil, err
+	}
+	upper, err := coordList("upper", sf.upper, dim)
+	if err != nil {
+		return nil, nil, err
+	}
+	stds, err := coordList("stds", sf.stds, dim)
+	if err != nil {
+		return nil, nil, err
+	}
+	var b *es.Bounds
+	if lower != nil || upper != nil {
+		b = &es.Bounds{Lower: lower, Upper: upper}
+		if err := b.Check(dim); err != nil {
+			return nil, nil, usagef("-lower/-upper: %s", strings.TrimPrefix(err.Error(), "es: "))
+		}
+	}
+	return b, stds, nil
 }
 
 // config checks the flags for dimension dim and returns the strategy's
@@ -228,7 +284,15 @@ func (sf *strategyFlags) config(dim int, box float64) (es.Config, error) {
 	if sf.x0 != nil && len(sf.x0) != dim {
 		return es.Config{}, usagef("-x0 has %d numbers, want d = %d", len(sf.x0), dim)
 	}
-	return es.Config{Dim: dim, Seed: sf.seed, Sigma0: sf.sigma0, X0: sf.x0, Box: box}, nil
+	b, stds, err := sf.bounds(dim)
+	if err != nil {
+		return es.Config{}, err
+	}
+	sigma0 := sf.sigma0
+	if b != nil && !sf.sigma0Given {
+		sigma0 = 0 // the library's default for a box: 0.3 × its width
+	}
+	return es.Config{Dim: dim, Seed: sf.seed, Sigma0: sigma0, X0: sf.x0, Box: box, Bounds: b, Stds: stds}, nil
 }
 
 // strategy returns the strategy the flags name, configured by cfg: the plain
@@ -265,4 +329,35 @@ func formatPoint(x []float64) string {
 // run, or the wait for a lock.
 func signalContext() (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+}
+
+// readPoints reads the points of a file for -inject: one point per line,
+// dim numbers separated by blanks or commas; blank lines and lines starting
+// with # are skipped.
+func readPoints(path string, dim int) ([][]float64, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("-inject: %w", err)
+	}
+	var points [][]float64
+	for n, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		words := strings.FieldsFunc(line, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' })
+		if len(words) != dim {
+			return nil, fmt.Errorf("-inject %s:%d: %d numbers, want d = %d", path, n+1, len(words), dim)
+		}
+		x := make([]float64, dim)
+		for i, w := range words {
+			v, err := strconv.ParseFloat(w, 64)
+			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("-inject %s:%d: %q is not a finite number", path, n+1, w)
+			}
+			x[i] = v
+		}
+		points = append(points, x)
+	}
+	return points, nil
 }

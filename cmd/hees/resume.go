@@ -79,5 +79,5 @@ func runResume(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		res.Elapsed = st.File.Elapsed
 		return printResult(name, rs, st.Problem, st.Strategy, res, nil, cp, out, stdout, stderr)
 	}
-	return execute(ctx, name, rs, st.Problem, st.Strategy, cp, out, stdout, stderr)
+	return execute(ctx, name, rs, st.Problem, st.Strategy, nil, cp, out, stdout, stderr)
 }

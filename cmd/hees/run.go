@@ -65,6 +65,26 @@ per point; the program must flush its output after each answer, and exit at
 the end of its input. A crash, an answer that is not a number or a missing
 answer stops the run: the error (naming the point and the program's
 standard error) and the best point so far are printed, exit status 1.
+With -on-error nan a failed point is ranked worst instead (told to the
+strategy as NaN and counted as an evaluation), the crashed program is
+restarted and the run goes on; it stops with the reason "too many
+failures" after 50 failed points in a row. -retries N evaluates a failed
+point again, in a restarted program, up to N times first. Which points
+fail and how they count does not depend on -workers.
+
+With -lower and -upper every point evaluated (and printed) lies in the box
+[L, U]: the strategy samples without bounds and each candidate is carried
+into the box by a smooth map that is the identity on the inner 90%% of the
+box. Each flag takes one number for every coordinate or d numbers
+separated by commas; a side may be absent, and inf or -inf leaves one
+coordinate open. x0 is then drawn in the box (a given -x0 must lie in it),
+sigma0 defaults to 0.3 times the box width (with unequal widths, per
+coordinate), and checkpoints keep the box. -stds S1,...,Sd scales the
+initial step of coordinate i to sigma0*Si.
+
+-inject FILE evaluates known points (one per line, d numbers separated by
+blanks or commas, # comments) before the first generation: a better one
+becomes the best point, and es11, hees14 and cma11 continue from it.
 
 On a terminal, a status line on standard error shows the evaluations, the
 best value, sigma and cond(C) (up to d = 100), at most 4 times a second;
@@ -104,6 +124,9 @@ type runFlags struct {
 	traceEvery      int
 	checkpoint      string
 	checkpointEvery int
+	onError         string
+	retries         int
+	inject          string
 }
 
 // outputFlags choose what a run shows; hees resume takes them again.
@@ -180,10 +203,14 @@ func runRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.IntVar(&rf.traceEvery, "trace-every", 1, "compute the trace's matrix columns (O(d^3)) every `N` generations")
 	fs.StringVar(&rf.checkpoint, "checkpoint", "", "keep the state of the run in the new `FILE`, for hees resume")
 	fs.IntVar(&rf.checkpointEvery, "checkpoint-every", defaultCheckpointEvery, "with -checkpoint, write FILE every `N` generations")
+	fs.StringVar(&rf.onError, "on-error", "stop", "what a failed evaluation does: `POLICY` stop (end the run) or nan (rank the point worst and go on)")
+	fs.IntVar(&rf.retries, "retries", 0, "evaluate a failed point again up to `N` times (with -cmd, in a restarted program) before -on-error applies")
+	fs.StringVar(&rf.inject, "inject", "", "evaluate the known points in `FILE` (one per line, d numbers separated by spaces or commas) before the first generation")
 	rf.outputFlags.register(fs)
 	if status, done := parseFlags(fs, args, fmt.Sprintf(runHelp, problemList()), stdout, stderr); done {
 		return status
 	}
+	rf.sigma0Given = given(fs)["sigma0"]
 	if err := rf.check(given(fs)); err != nil {
 		return report(stderr, name, err)
 	}
@@ -214,6 +241,10 @@ func (rf *runFlags) check(set map[string]bool) error {
 		return usagef("-checkpoint-every needs -checkpoint FILE")
 	case rf.checkpointEvery < 1:
 		return usagef("-checkpoint-every %d: want at least 1", rf.checkpointEvery)
+	case rf.onError != "stop" && rf.onError != "nan":
+		return usagef("-on-error %q: want stop or nan", rf.onError)
+	case rf.retries < 0 || rf.retries > es.MaxRetries:
+		return usagef("-retries %d: want 0 to %d", rf.retries, es.MaxRetries)
 	}
 	if err := rf.outputFlags.check(); err != nil {
 		return err
@@ -252,6 +283,12 @@ func (rf *runFlags) run(ctx context.Context, stdout, stderr io.Writer) int {
 		}
 	}
 	settings := rf.settings(problem)
+	var inject [][]float64
+	if rf.inject != "" {
+		if inject, err = readPoints(rf.inject, rf.dim); err != nil {
+			return report(stderr, name, err)
+		}
+	}
 	var cp *checkpoint.Writer
 	if rf.checkpoint != "" {
 		cp, err = checkpoint.Create(ctx, rf.checkpoint, rf.checkpointEvery, &settings, s)
@@ -260,7 +297,7 @@ func (rf *runFlags) run(ctx context.Context, stdout, stderr io.Writer) int {
 		}
 		defer cp.Close()
 	}
-	return execute(ctx, name, &settings, problem, s, cp, rf.outputFlags, stdout, stderr)
+	return execute(ctx, name, &settings, problem, s, inject, cp, rf.outputFlags, stdout, stderr)
 }
 
 // settings returns the settings of the flags, with the defaults that depend
@@ -279,6 +316,10 @@ func (rf *runFlags) settings(problem objectives.Problem) checkpoint.Settings {
 		EvalTimeout: rf.evalTimeout,
 		Trace:       rf.trace,
 		TraceEvery:  rf.traceEvery,
+		Retries:     rf.retries,
+	}
+	if rf.onError == "nan" {
+		rs.OnError = es.OnErrorWorst
 	}
 	if problem != nil {
 		rs.Problem = rf.problem
@@ -296,14 +337,16 @@ func (rf *runFlags) settings(problem objectives.Problem) checkpoint.Settings {
 }
 
 // execute runs strategy s (fresh, or restored by hees resume) with the
-// settings rs on problem (nil with a command), writes the checkpoints of cp
-// (nil: none), and prints the summary. name prefixes the error lines.
+// settings rs on problem (nil with a command), evaluating the known points
+// inject first, writes the checkpoints of cp (nil: none), and prints the
+// summary. name prefixes the error lines.
 func execute(ctx context.Context, name string, rs *checkpoint.Settings, problem objectives.Problem, s es.Strategy,
-	cp *checkpoint.Writer, out outputFlags, stdout, stderr io.Writer) int {
+	inject [][]float64, cp *checkpoint.Writer, out outputFlags, stdout, stderr io.Writer) int {
 	// A failed checkpoint write stops the run through cancel.
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	opt := runOptions(rs, problem)
+	opt.Inject = inject
 	bar := newProgress(stderr, out.quiet, out.verbose)
 	if bar != nil || cp != nil {
 		opt.Progress = func(pr es.Progress) {
@@ -325,7 +368,10 @@ func execute(ctx context.Context, name string, rs *checkpoint.Settings, problem 
 		// processes, when the run stops: the generation under way is
 		// abandoned anyway (Minimize never tells part of one).
 		var err error
-		pool, err = extproc.Start(ctx, rs.Command, rs.Workers, extproc.Options{EvalTimeout: rs.EvalTimeout})
+		// A run that goes on after a failure gets a fresh program for
+		// the next point.
+		restart := rs.OnError == es.OnErrorWorst || rs.Retries > 0
+		pool, err = extproc.Start(ctx, rs.Command, rs.Workers, extproc.Options{EvalTimeout: rs.EvalTimeout, Restart: restart})
 		if err != nil {
 			status := report(stderr, name, err)
 			if !cp.DiscardIfNew() {
@@ -394,7 +440,8 @@ func printResult(name string, rs *checkpoint.Settings, problem objectives.Proble
 // runOptions returns the Minimize options of the settings rs, with the Hessian
 // of problem (nil with a command) for the trace.
 func runOptions(rs *checkpoint.Settings, problem objectives.Problem) es.Options {
-	opt := es.Options{Workers: rs.Workers, MaxTime: rs.MaxTime, MaxEvals: rs.MaxEvals, Target: rs.Target}
+	opt := es.Options{Workers: rs.Workers, MaxTime: rs.MaxTime, MaxEvals: rs.MaxEvals, Target: rs.Target,
+		OnError: rs.OnError, Retries: rs.Retries}
 	if rs.Trace != "" {
 		opt.Trace = &es.Trace{Interval: rs.TraceEvery}
 		if problem != nil {

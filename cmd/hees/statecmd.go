@@ -42,7 +42,9 @@ atomically.
 const initHelp = `Usage: hees init -state FILE -d D [flags]
 
 Creates the ask/tell state FILE of a new run. It refuses to replace an
-existing file unless -force is given.
+existing file unless -force is given. With -lower and -upper (see 'hees
+help run') FILE keeps the box, and every candidate hees ask prints lies in
+it.
 
 ` + asktellHelp + `Flags:
 `
@@ -123,6 +125,7 @@ func runInit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if status, done := parseFlags(fs, args, initHelp, stdout, stderr); done {
 		return status
 	}
+	sf.sigma0Given = given(fs)["sigma0"]
 	if err := requireState(*path); err != nil {
 		return report(stderr, name, err)
 	}

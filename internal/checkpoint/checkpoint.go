@@ -56,6 +56,10 @@ type Settings struct {
 	EvalTimeout time.Duration `json:"eval_timeout"`
 	Trace       string        `json:"trace,omitempty"` // "": no trace
 	TraceEvery  int           `json:"trace_every"`
+	// OnError and Retries are the failure policy (es.Options): "" (stop)
+	// or "worst", and the tries again of a failed point.
+	OnError es.OnError `json:"on_error,omitempty"`
+	Retries int        `json:"retries,omitempty"`
 }
 
 // File is the payload of a checkpoint: what hees resume needs to continue a
@@ -463,7 +467,7 @@ func FinishedResult(s es.Strategy, reason es.Reason) (es.Result, error) {
 	if err != nil {
 		return es.Result{}, err
 	}
-	run.Stop(reason, nil, nil)
+	run.Stop(reason, nil)
 	return run.Result(), nil
 }
 

@@ -2,6 +2,7 @@ package doccheck
 
 import (
 	"bufio"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -70,7 +71,8 @@ func bestValue(t *testing.T, out string) float64 {
 // root, with their output in the temporary directory (hees goes to a
 // directory put first on PATH, as go install would); every other line runs
 // with sh. The -cmd run and the ask/tell loop must find the optimum of
-// the example program, and the library example must reach its target.
+// the example program (the bounded run its corner), and the library example
+// must reach its target.
 func TestREADMECommands(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("no go command on PATH")
@@ -118,6 +120,14 @@ func TestREADMECommands(t *testing.T) {
 			t.Fatalf("README block failed: %v\n%s\noutput:\n%s", err, script.String(), out)
 		}
 		switch {
+		case strings.Contains(block, "-lower "):
+			// The bounded example: the sphere's minimum at (5, 5, 5) lies
+			// outside the box [0, 1] x [0, 10] x [0, 2], so the best point
+			// is (1, 5, 2), with the value 4² + 3² = 25.
+			ran["bounds"] = true
+			if f := bestValue(t, string(out)); !(math.Abs(f-25) < 1e-6) {
+				t.Errorf("hees run -cmd with a box: best value %g, want 25:\n%s", f, out)
+			}
 		case strings.Contains(block, "-cmd "):
 			ran["-cmd"] = true
 			if f := bestValue(t, string(out)); !(f < 1e-6) {
@@ -133,7 +143,7 @@ func TestREADMECommands(t *testing.T) {
 			}
 		}
 	}
-	for _, what := range []string{"go install", "go build", "-cmd", "ask/tell"} {
+	for _, what := range []string{"go install", "go build", "-cmd", "bounds", "ask/tell"} {
 		if !ran[what] {
 			t.Errorf("README.md has no %s command in its sh blocks", what)
 		}

@@ -79,7 +79,7 @@ func (ss *Session) start(s es.Strategy) error {
 	}
 	ss.run, ss.s = run, s
 	if ss.File.Stop != "" {
-		run.Stop(ss.File.Stop, nil, nil)
+		run.Stop(ss.File.Stop, nil)
 	}
 	return ss.prepare()
 }
