@@ -14,7 +14,7 @@ import (
 const detTol = 1e-8
 
 // adaptation is the HE-ES's search directions and matrix adaptation, shared
-// by hees and hees14: one generation's directions b_k = |b_k| u_k
+// by hees, hees2 and hees14: one generation's directions b_k = |b_k| u_k
 // (Algorithm 2), the products A u_k used both for the candidates and for
 // the update of A, and computeG (Algorithm 3).
 type adaptation struct {
@@ -52,18 +52,25 @@ func (ad *adaptation) setup(k, d int, kappa, etaA float64) {
 }
 
 // sample draws the directions of generation gen (Algorithm 1 lines 8-10,
-// Algorithm 4 line 4) and computes A u_k, one matrix-vector product per
-// direction, shared by the two mirrored candidates.
-//
-// The directions are Algorithm 2 (docs/ALGORITHMS.md Section 2): vector k is
-// N(0, I_d) from the sub-stream (purposeSample, gen, k); the vectors of
-// block j (numbers j·d .. j·d+d-1, block-major as in the reference code)
-// are orthogonalised among themselves by Gram-Schmidt in order, keeping
-// their original lengths. Gram-Schmidt on the first vectors of a block does
-// not depend on the later ones, so the unused vectors of the last block are
-// never drawn (docs/ALGORITHMS.md Section 1, index typos). The cost is
-// O(d k min(k, d)) for the directions and O(k d^2) for the products.
+// Algorithm 4 line 4) and computes A u_k: draw, then transform.
 func (ad *adaptation) sample(key rng.Key, gen int, a *linalg.Dense) error {
+	if err := ad.draw(key, gen); err != nil {
+		return err
+	}
+	ad.transform(a)
+	return nil
+}
+
+// draw draws the directions of generation gen, Algorithm 2
+// (docs/ALGORITHMS.md Section 2): vector k is N(0, I_d) from the
+// sub-stream (purposeSample, gen, k); the vectors of block j (numbers
+// j·d .. j·d+d-1, block-major as in the reference code) are orthogonalised
+// among themselves by Gram-Schmidt in order, keeping their original
+// lengths. Gram-Schmidt on the first vectors of a block does not depend on
+// the later ones, so the unused vectors of the last block are never drawn
+// (docs/ALGORITHMS.md Section 1, index typos). The cost is
+// O(d k min(k, d)).
+func (ad *adaptation) draw(key rng.Key, gen int) error {
 	k, d := ad.u.Dims()
 	for i := 0; i < k; i++ {
 		st := rng.NewStream(key, purposeSample, uint64(gen), uint64(i))
@@ -88,10 +95,16 @@ func (ad *adaptation) sample(key rng.Key, gen int, a *linalg.Dense) error {
 			}
 		}
 	}
+	return nil
+}
+
+// transform computes A u_k for every direction: one matrix-vector product
+// per direction, shared by the two mirrored candidates and the update of
+// A, O(k d^2).
+func (ad *adaptation) transform(a *linalg.Dense) {
 	for k := range ad.h {
 		linalg.MulVec(ad.au.RawRow(k), a, ad.u.RawRow(k))
 	}
-	return nil
 }
 
 // orthonormalise runs Gram-Schmidt on the rows of v (Algorithm 2 lines

@@ -28,8 +28,8 @@ const purposeBIPOP rng.Purpose = 0x1906
 // BBOB-2009 Function Testbed"; pycma's fmin with bipop=True;
 // docs/ALGORITHMS.md Section 8). It is a Strategy whose Evals, Generation
 // and Best span all runs, like IPOP, for the strategies with a population:
-// the full HE-ES (its population parameter is Pairs) and the CMA-ES
-// (Lambda).
+// the full HE-ES, hees and hees2 (their population parameter is Pairs),
+// and the CMA-ES (Lambda).
 //
 // The first run uses the Config as given (population p_def). Each later run
 // is chosen by the budget balance: with B_s and B_l the evaluations spent
@@ -62,11 +62,11 @@ type BIPOP struct {
 }
 
 // NewBIPOP returns a BIPOP wrapper around the strategy New(name, cfg) would
-// return, name "hees" or "cmaes". It reports the errors of New, another
-// strategy and a negative MaxRestarts.
+// return, name "hees", "hees2" or "cmaes". It reports the errors of New,
+// another strategy and a negative MaxRestarts.
 func NewBIPOP(name string, cfg Config, bipop BIPOPConfig) (*BIPOP, error) {
-	if name != nameHEES && name != nameCMAES {
-		return nil, fmt.Errorf("es: NewBIPOP: strategy %q has no population to vary (use %s or %s)", name, nameHEES, nameCMAES)
+	if !bipopStrategy(name) {
+		return nil, fmt.Errorf("es: NewBIPOP: strategy %q has no population to vary (use %s, %s or %s)", name, nameHEES, nameHEES2, nameCMAES)
 	}
 	if bipop.MaxRestarts < 0 {
 		return nil, fmt.Errorf("es: NewBIPOP: MaxRestarts = %d is negative", bipop.MaxRestarts)
@@ -77,6 +77,10 @@ func NewBIPOP(name string, cfg Config, bipop BIPOPConfig) (*BIPOP, error) {
 	}
 	return &BIPOP{ipopPart: *w, sigma0: w.inner.Sigma(), inSmall: true}, nil
 }
+
+// bipopStrategy reports whether BIPOP can vary the population of strategy
+// name.
+func bipopStrategy(name string) bool { return pairsStrategy(name) || name == nameCMAES }
 
 // Name is "bipop-" followed by the inner strategy's name.
 func (w *BIPOP) Name() string { return "bipop-" + w.name }
@@ -177,7 +181,7 @@ func (w *BIPOP) nextRun(smallEvals, largeEvals int) (cfg Config, small bool, bud
 	// large runs.
 	pop := int(float64(w.population0) * xmath.Exp(float64(uLambda*uLambda)*float64(w.restarts)*math.Ln2))
 	pop = max(pop, w.population0)
-	if w.name == nameHEES {
+	if pairsStrategy(w.name) {
 		cfg.Pairs = pop
 	} else {
 		cfg.Lambda = pop
@@ -239,7 +243,7 @@ func (w *BIPOP) UnmarshalBinary(data []byte) error {
 	if err := v.ipopPart.UnmarshalBinary(ipop); err != nil {
 		return fmt.Errorf("es: saved bipop state: %w", err)
 	}
-	if v.name != nameHEES && v.name != nameCMAES {
+	if !bipopStrategy(v.name) {
 		return fmt.Errorf("es: saved bipop state corrupt: strategy %q", v.name)
 	}
 	*w = v

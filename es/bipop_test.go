@@ -18,7 +18,7 @@ import (
 // [p_def, p_def 2^k] and sigma0 10^(-2U) in (sigma0/100, sigma0], and ends
 // by its budget 0.5 B_l at the latest.
 func TestBIPOPRegimes(t *testing.T) {
-	for _, name := range []string{"cmaes", "hees"} {
+	for _, name := range []string{"cmaes", "hees", "hees2"} {
 		t.Run(name, func(t *testing.T) {
 			const d, maxLarge = 4, 5
 			w, err := NewBIPOP(name, Config{Dim: d, Seed: 7}, BIPOPConfig{MaxRestarts: maxLarge})
@@ -26,14 +26,14 @@ func TestBIPOPRegimes(t *testing.T) {
 				t.Fatal(err)
 			}
 			lambdaOf := func(pop int) int {
-				if name == "hees" {
+				if pairsStrategy(name) {
 					return 2*pop + 1
 				}
 				return pop
 			}
 			pop0 := defaultLambda(d)
-			if name == "hees" {
-				pop0 = defaultPairs(d)
+			if pairsStrategy(name) {
+				pop0 = pairsOf(name, d)
 			}
 			var pop linalg.Dense
 			f := plateau(0.01)
@@ -100,7 +100,7 @@ func TestBIPOPRegimes(t *testing.T) {
 // TestBIPOPMatchesPlainStrategyUntilRestart: the first run is the plain
 // strategy with the Config as given.
 func TestBIPOPMatchesPlainStrategyUntilRestart(t *testing.T) {
-	for _, name := range []string{"cmaes", "hees"} {
+	for _, name := range []string{"cmaes", "hees", "hees2"} {
 		cfg := Config{Dim: 5, Seed: 3}
 		plain, err := New(name, cfg)
 		if err != nil {
@@ -130,7 +130,7 @@ func TestBIPOPMatchesPlainStrategyUntilRestart(t *testing.T) {
 // candidates as the original, bit for bit, for 30 generations (across
 // restarts) and ends in the same state.
 func TestBIPOPSaveResume(t *testing.T) {
-	for _, name := range []string{"cmaes", "hees"} {
+	for _, name := range []string{"cmaes", "hees", "hees2"} {
 		w, err := NewBIPOP(name, Config{Dim: 3, Seed: 4}, BIPOPConfig{MaxRestarts: 3})
 		if err != nil {
 			t.Fatal(err)
@@ -217,7 +217,7 @@ func TestBIPOPResumeBitIdentical(t *testing.T) {
 // TestBIPOPWorkers runs Minimize with 1 and 4 workers: the results agree
 // (Elapsed aside).
 func TestBIPOPWorkers(t *testing.T) {
-	for _, name := range []string{"cmaes", "hees"} {
+	for _, name := range []string{"cmaes", "hees", "hees2"} {
 		var results []Result
 		for _, workers := range []int{1, 4} {
 			w, err := NewBIPOP(name, Config{Dim: 4, Seed: 2}, BIPOPConfig{})

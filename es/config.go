@@ -58,7 +58,8 @@ type Config struct {
 	// them.
 	Stds []float64
 	// Pairs is the number of mirrored pairs lambda~ of the full HE-ES; 0
-	// means floor(2 + 1.5 ln d) (docs/ALGORITHMS.md Section 4). IPOP doubles it.
+	// means floor(2 + 1.5 ln d) (docs/ALGORITHMS.md Section 4), for hees2
+	// at most d. IPOP doubles it.
 	// The other strategies have a fixed population and require 0.
 	Pairs int
 	// Lambda is the population size lambda of the (mu/mu_w, lambda)-CMA-ES
@@ -75,24 +76,26 @@ type Config struct {
 
 	// Kappa is the trust-region ratio kappa of computeG (Algorithm 3): the
 	// curvature estimates are raised to at least max(h)/kappa. It must be at
-	// least 1; +Inf switches the trust region off. 0 means 3 for hees (the
-	// reference code's "maxupdate", docs/ALGORITHMS.md Section 3) and +Inf for
-	// hees14 (the analysed setting, docs/ALGORITHMS.md Section 13 item 2, where A
-	// stays unchanged when a curvature estimate is not positive). Only for
-	// hees and hees14.
+	// least 1; +Inf switches the trust region off. 0 means 3 for hees and
+	// hees2 (the reference code's "maxupdate", docs/ALGORITHMS.md Section 3)
+	// and +Inf for hees14 (the analysed setting, docs/ALGORITHMS.md Section
+	// 13 item 2, where A stays unchanged when a curvature estimate is not
+	// positive). Only for hees, hees2 and hees14.
 	Kappa float64
 	// EtaA is the learning rate eta_A of computeG (Algorithm 3), positive.
-	// 0 means 0.5 for hees (the reference code's lr, docs/ALGORITHMS.md Section
-	// 3) and 1 for hees14 (the analysed setting, Section 13 item 2). Only for
-	// hees and hees14.
+	// 0 means 0.5 for hees and hees2 (the reference code's lr,
+	// docs/ALGORITHMS.md Section 3) and 1 for hees14 (the analysed setting,
+	// Section 13 item 2). Only for hees, hees2 and hees14.
 	EtaA float64
 	// CS is the cumulation constant c_s of the full HE-ES's step-size
 	// adaptation, in (0, 1]. 0 means (mu_eff^mirr + 2)/(d + mu_eff^mirr + 3)
-	// (docs/ALGORITHMS.md Section 4, reference code). Only for hees.
+	// (docs/ALGORITHMS.md Section 4, reference code). Only for hees and
+	// hees2.
 	CS float64
 	// DS is the damping d_s of the full HE-ES's step-size adaptation,
 	// positive. 0 means 1 + c_s + 2 max(0, sqrt((mu_eff - 1)/(d + 1)) - 1)
-	// (docs/ALGORITHMS.md Section 4, reference code). Only for hees.
+	// (docs/ALGORITHMS.md Section 4, reference code). Only for hees and
+	// hees2.
 	DS float64
 	// CSigma is the success factor c_sigma > 1 of the 1/5 rule of es11 and
 	// hees14 (Algorithm 4): a success multiplies sigma by c_sigma, a failure
@@ -110,6 +113,9 @@ type Config struct {
 	// the length of pycma's best-value history. For cmaes it is pycma's tolfun: both max - min of the
 	// generation's values and max - min of the best values of the last
 	// 10 + 30 d/lambda generations must fall below it (0 means 1e-11).
+	// For hees2 it is pycma's tolfun on the 2 lambda~ offspring values and
+	// the best values of the last 10 + ceil(30 d/(2 lambda~)) generations,
+	// once that many have passed (0 means 1e-11).
 	// A negative value switches the criterion off.
 	TolFun float64
 }
@@ -119,7 +125,8 @@ type Config struct {
 // derived. The returned X0 and A0 are the caller's (New's setup copies
 // them).
 func resolve(name string, cfg Config) (Config, error) {
-	heesFamily := name == nameHEES || name == nameHEES14
+	fullHEES := pairsStrategy(name)
+	heesFamily := fullHEES || name == nameHEES14
 	if !slices.Contains(Names(), name) {
 		return cfg, fmt.Errorf("es: unknown strategy %q (want one of %s)", name, strings.Join(Names(), ", "))
 	}
@@ -194,9 +201,9 @@ func resolve(name string, cfg Config) (Config, error) {
 	if cfg.Pairs < 0 || cfg.Pairs > maxPopulation {
 		return cfg, fmt.Errorf("es: Config.Pairs = %d: must be in [0, %d]", cfg.Pairs, maxPopulation)
 	}
-	if name == nameHEES {
+	if fullHEES {
 		if cfg.Pairs == 0 {
-			cfg.Pairs = defaultPairs(d)
+			cfg.Pairs = pairsOf(name, d)
 		}
 	} else if cfg.Pairs != 0 && name == nameCMAES {
 		return cfg, fmt.Errorf("es: Config.Pairs = %d: %s sets its population with Lambda (leave Pairs 0)", cfg.Pairs, name)
@@ -222,10 +229,10 @@ func resolve(name string, cfg Config) (Config, error) {
 
 	if !heesFamily {
 		if cfg.Kappa != 0 {
-			return cfg, fmt.Errorf("es: Config.Kappa: %s has no computeG (only hees and hees14)", name)
+			return cfg, fmt.Errorf("es: Config.Kappa: %s has no computeG (only hees, hees2 and hees14)", name)
 		}
 		if cfg.EtaA != 0 {
-			return cfg, fmt.Errorf("es: Config.EtaA: %s has no computeG (only hees and hees14)", name)
+			return cfg, fmt.Errorf("es: Config.EtaA: %s has no computeG (only hees, hees2 and hees14)", name)
 		}
 	} else {
 		if cfg.Kappa == 0 {
@@ -248,12 +255,12 @@ func resolve(name string, cfg Config) (Config, error) {
 		}
 	}
 
-	if name != nameHEES {
+	if !fullHEES {
 		if cfg.CS != 0 {
-			return cfg, fmt.Errorf("es: Config.CS: only hees has cumulative step-size adaptation, not %s", name)
+			return cfg, fmt.Errorf("es: Config.CS: only hees and hees2 have cumulative step-size adaptation, not %s", name)
 		}
 		if cfg.DS != 0 {
-			return cfg, fmt.Errorf("es: Config.DS: only hees has cumulative step-size adaptation, not %s", name)
+			return cfg, fmt.Errorf("es: Config.DS: only hees and hees2 have cumulative step-size adaptation, not %s", name)
 		}
 	} else {
 		// The constants of Algorithm 1's CSA follow from the weights
@@ -348,6 +355,20 @@ func checkA0(a0 *linalg.Dense, d int) error {
 func defaultPairs(d int) int {
 	return int(math.Floor(2 + float64(1.5*xmath.Log(float64(d)))))
 }
+
+// pairsOf is the default lambda~ of the full HE-ES name (hees or hees2)
+// in dimension d: floor(2 + 1.5 ln d), for hees2 at most d (departure 3 in
+// hees2.go).
+func pairsOf(name string, d int) int {
+	if name == nameHEES2 {
+		return min(defaultPairs(d), d)
+	}
+	return defaultPairs(d)
+}
+
+// pairsStrategy reports whether strategy name is a full HE-ES (hees,
+// hees2), whose population parameter is Config.Pairs.
+func pairsStrategy(name string) bool { return name == nameHEES || name == nameHEES2 }
 
 // defaultLambda is lambda = 4 + floor(3 ln n) (tutorial eq. (48),
 // docs/ALGORITHMS.md Section 8).

@@ -86,6 +86,5 @@ func (c *core) noProgress(lambda int) bool {
 		c.flatGens = 0
 		c.flatRef = c.fMean
 	}
-	d := c.cfg.Dim
-	return c.flatGens >= 10+(30*d+lambda-1)/lambda
+	return c.flatGens >= tolFunGens(c.cfg.Dim, lambda)
 }

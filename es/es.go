@@ -9,6 +9,7 @@
 //	es11    (1+1)-ES with the 1/5 success rule
 //	hees14  (1+4)-HE-ES of Glasmachers & Krause, Algorithm 4
 //	hees    full non-elitist HE-ES with mirrored sampling, Algorithm 1
+//	hees2   hees with its path as a search direction and three more departures
 //	cma11   (1+1)-CMA-ES, Suttorp, Hansen & Igel 2009 variant
 //	cmaes   (mu/mu_w, lambda)-CMA-ES with the active update, pycma 4.4's defaults
 //

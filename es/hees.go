@@ -2,6 +2,7 @@ package es
 
 import (
 	"math"
+	"slices"
 
 	"github.com/hees-dev/hees/internal/xmath"
 	"github.com/hees-dev/hees/linalg"
@@ -87,15 +88,21 @@ func (h *hees) Ask(pop *linalg.Dense) error {
 		}
 		h.pending = true
 	}
+	h.writePopulation(pop)
+	return nil
+}
+
+// writePopulation writes the current mean into row 0 of pop and the
+// mirrored pairs x_k^± = m ± sigma A b_k (lines 11-12) into rows 2k+1 and
+// 2k+2, mapped into the box (toBox).
+func (h *hees) writePopulation(pop *linalg.Dense) {
 	resize(pop, h.PopulationSize(), h.cfg.Dim)
 	copy(pop.RawRow(0), h.mean)
 	for k := 0; k < h.pairs; k++ {
-		// Lines 11-12: mirrored sampling.
 		h.ad.candidate(pop.RawRow(2*k+1), h.mean, h.sigma, k, false)
 		h.ad.candidate(pop.RawRow(2*k+2), h.mean, h.sigma, k, true)
 	}
 	h.toBox(pop)
-	return nil
 }
 
 // Tell takes the values of the rows of the last Ask and performs one
@@ -107,9 +114,36 @@ func (h *hees) Tell(f []float64) error {
 		return err
 	}
 	off := f[1:]
+	// Line 14: the ranks of the offspring (a generation without a finite
+	// offspring value is rejected, Section 13 item 8).
+	if h.observe(f) {
+		h.recombine()        // lines 14-15: the weights by rank, m
+		norm := h.cumulate() // lines 16-17: g_s, p_s
+		// Line 18: sigma <- sigma exp((c_s/d_s) (|p_s|/chi_d - sqrt(g_s))).
+		h.sigma *= xmath.Exp(float64((h.cs / h.ds) * (norm/h.chi - math.Sqrt(h.gs))))
+
+		// Line 13: A <- A computeG(...), with f(m_t), and |det A| = 1.
+		h.ad.adapt(&h.core, f[0], off)
+	}
+
+	h.gen++ // line 19
+	h.pending = false
+	// Line 20, with the reference code's restart rule std(f) < TolFun
+	// (docs/ALGORITHMS.md Section 4.1).
+	h.stop = h.stopReason(f, h.cfg.TolFun > 0 && stdDev(off) < h.cfg.TolFun)
+	return nil
+}
+
+// observe takes the values f of a generation: it counts them, ranks the
+// offspring f[1:] into h.order (line 14) and updates the best so far. A
+// generation without a finite offspring value is rejected (Section 13
+// item 8): m and A stay and sigma is halved. observe reports whether the
+// generation is accepted.
+func (h *hees) observe(f []float64) bool {
+	off := f[1:]
 	h.evals += len(f)
 	h.fMean = f[0]
-	rankOrder(h.order, off) // line 14: ranks of the offspring
+	rankOrder(h.order, off)
 
 	// Best so far: the mean first, so that it wins a tie.
 	if h.improves(f[0]) {
@@ -119,92 +153,89 @@ func (h *hees) Tell(f []float64) error {
 		h.ad.candidate(h.bestX, h.mean, h.sigma, b/2, b%2 == 1)
 		h.bestF, h.hasBest = off[b], true
 	}
-	minusInf := false
-	usable := 0
-	for _, v := range f {
-		minusInf = minusInf || math.IsInf(v, -1)
-	}
-	for _, v := range off {
-		if finite(v) {
-			usable++
-		}
-	}
-
-	if usable == 0 {
-		// Section 13 item 8: a generation without a finite offspring value
-		// is rejected: m and A stay, sigma is halved.
+	if !slices.ContainsFunc(off, finite) {
 		h.sigma *= 0.5
 		h.nonFinite++
-	} else {
-		h.nonFinite = 0
-		n := h.pairs
-		w := h.weights
-		for r, i := range h.order {
-			h.rank[i] = r
-		}
-		// Line 14: each offspring gets the weight of its rank.
-		for k := 0; k < n; k++ {
-			h.dw[k] = w[h.rank[2*k]] - w[h.rank[2*k+1]]
-		}
-		// Line 15: m <- sum w x = m + sigma sum_k (w_k^+ - w_k^-) |b_k| A u_k
-		// (the weights sum to 1 and the pairs are mirrored).
-		clear(h.delta)
-		for k := 0; k < n; k++ {
-			t := float64(h.sigma*h.dw[k]) * h.ad.norms[k]
-			for j, v := range h.ad.au.RawRow(k) {
-				h.delta[j] += float64(t * v)
-			}
-		}
-		for j := range h.mean {
-			h.mean[j] += h.delta[j]
-		}
-		h.fMean = math.NaN() // f(m_{t+1}) is asked in the next generation
-
-		// Line 16: g_s <- (1 - c_s)^2 g_s + c_s (2 - c_s).
-		cs := h.cs
-		om := 1 - cs
-		h.gs = float64(float64(om*om)*h.gs) + float64(cs*(2-cs))
-		// Line 17: p_s <- (1 - c_s) p_s + sqrt(c_s (2 - c_s) mu_eff^mirr)
-		// sum_k (w_k^+ - w_k^-) b_k, in b-coordinates.
-		clear(h.delta)
-		for k := 0; k < n; k++ {
-			t := h.dw[k] * h.ad.norms[k]
-			for j, v := range h.ad.u.RawRow(k) {
-				h.delta[j] += float64(t * v)
-			}
-		}
-		coef := math.Sqrt(float64(cs*(2-cs)) * h.muEffMirr)
-		var norm2 float64
-		for j, v := range h.delta {
-			p := float64(om*h.ps[j]) + float64(coef*v)
-			h.ps[j] = p
-			norm2 += float64(p * p)
-		}
-		// Line 18: sigma <- sigma exp((c_s/d_s) (|p_s|/chi_d - sqrt(g_s))).
-		h.sigma *= xmath.Exp(float64((cs / h.ds) * (math.Sqrt(norm2)/h.chi - math.Sqrt(h.gs))))
-
-		// Line 13: A <- A computeG(...), with f(m_t), and |det A| = 1.
-		h.ad.adapt(&h.core, f[0], off)
+		return false
 	}
+	h.nonFinite = 0
+	return true
+}
 
-	h.gen++ // line 19
-	h.pending = false
+// recombine gives each offspring the weight of its rank (line 14) and
+// moves the mean (line 15): m <- sum w x = m + sigma sum_k (w_k^+ - w_k^-)
+// |b_k| A u_k (the weights sum to 1 and the pairs are mirrored).
+func (h *hees) recombine() {
+	n := h.pairs
+	w := h.weights
+	for r, i := range h.order {
+		h.rank[i] = r
+	}
+	for k := 0; k < n; k++ {
+		h.dw[k] = w[h.rank[2*k]] - w[h.rank[2*k+1]]
+	}
+	clear(h.delta)
+	for k := 0; k < n; k++ {
+		t := float64(h.sigma*h.dw[k]) * h.ad.norms[k]
+		for j, v := range h.ad.au.RawRow(k) {
+			h.delta[j] += float64(t * v)
+		}
+	}
+	for j := range h.mean {
+		h.mean[j] += h.delta[j]
+	}
+	h.fMean = math.NaN() // f(m_{t+1}) is asked in the next generation
+}
+
+// cumulate updates g_s (line 16) and the path p_s (line 17) with the
+// weights of recombine, and returns |p_s|.
+func (h *hees) cumulate() float64 {
+	// Line 16: g_s <- (1 - c_s)^2 g_s + c_s (2 - c_s).
+	cs := h.cs
+	om := 1 - cs
+	h.gs = float64(float64(om*om)*h.gs) + float64(cs*(2-cs))
+	// Line 17: p_s <- (1 - c_s) p_s + sqrt(c_s (2 - c_s) mu_eff^mirr)
+	// sum_k (w_k^+ - w_k^-) b_k, in b-coordinates.
+	clear(h.delta)
+	for k := 0; k < h.pairs; k++ {
+		t := h.dw[k] * h.ad.norms[k]
+		for j, v := range h.ad.u.RawRow(k) {
+			h.delta[j] += float64(t * v)
+		}
+	}
+	coef := h.pathCoef()
+	var norm2 float64
+	for j, v := range h.delta {
+		p := float64(om*h.ps[j]) + float64(coef*v)
+		h.ps[j] = p
+		norm2 += float64(p * p)
+	}
+	return math.Sqrt(norm2)
+}
+
+// pathCoef is the factor sqrt(c_s (2 - c_s) mu_eff^mirr) of a generation's
+// step in the path p_s (line 17).
+func (h *hees) pathCoef() float64 {
+	return math.Sqrt(float64(h.cs*(2-h.cs)) * h.muEffMirr)
+}
+
+// stopReason returns the stop criterion of line 20 that fires after a
+// generation with the values f, or "": a value -Inf, too many rejected
+// generations in a row, the strategy's own f-spread criterion (tolFun, the
+// caller's test), then the limits on sigma and A every strategy shares.
+func (h *hees) stopReason(f []float64, tolFun bool) Reason {
 	switch {
-	case minusInf:
-		h.stop = ReasonMinusInf
+	case slices.ContainsFunc(f, func(v float64) bool { return math.IsInf(v, -1) }):
+		return ReasonMinusInf
 	case h.nonFinite >= nonFiniteMax:
-		h.stop = ReasonNotFinite
-	case h.cfg.TolFun > 0 && stdDev(off) < h.cfg.TolFun:
-		// The reference code's restart rule (docs/ALGORITHMS.md Section 4.1).
-		h.stop = ReasonTolFun
-	default:
-		if r := h.checkSigma(); r != "" {
-			h.stop = r
-		} else {
-			h.stop = h.checkCovariance(false)
-		}
+		return ReasonNotFinite
+	case tolFun:
+		return ReasonTolFun
 	}
-	return nil
+	if r := h.checkSigma(); r != "" {
+		return r
+	}
+	return h.checkCovariance(false)
 }
 
 // stdDev is the population standard deviation of v (NaN if a value is not
@@ -226,10 +257,16 @@ func stdDev(v []float64) float64 {
 // MarshalBinary saves the complete state under the tag "hees-es/hees/v1".
 func (h *hees) MarshalBinary() ([]byte, error) {
 	w := newStateWriter(nameHEES)
+	h.writeState(w)
+	return w.finish(), nil
+}
+
+// writeState writes the state of a full HE-ES: the core's and the CSA's,
+// p_s and g_s.
+func (h *hees) writeState(w *stateWriter) {
 	h.marshalCore(w)
 	w.floats(h.ps)
 	w.float(h.gs)
-	return w.finish(), nil
 }
 
 // UnmarshalBinary restores a state saved by MarshalBinary of a hees
@@ -245,12 +282,7 @@ func (h *hees) UnmarshalBinary(data []byte) error {
 	}
 	var fresh hees
 	fresh.setup(cfg)
-	fresh.unmarshalCore(r)
-	fresh.ps = r.floats(fresh.ps)
-	fresh.gs = r.float()
-	if len(fresh.ps) != cfg.Dim {
-		r.fail("p_s has length %d, want %d", len(fresh.ps), cfg.Dim)
-	}
+	fresh.readState(r)
 	if err := r.done(); err != nil {
 		return err
 	}
@@ -262,4 +294,15 @@ func (h *hees) UnmarshalBinary(data []byte) error {
 	}
 	*h = fresh
 	return nil
+}
+
+// readState reads what writeState wrote into a full HE-ES set up with the
+// saved configuration.
+func (h *hees) readState(r *stateReader) {
+	h.unmarshalCore(r)
+	h.ps = r.floats(h.ps)
+	h.gs = r.float()
+	if len(h.ps) != h.cfg.Dim {
+		r.fail("p_s has length %d, want %d", len(h.ps), h.cfg.Dim)
+	}
 }

@@ -15,10 +15,10 @@ import (
 // point as its best point when it is better; an elitist strategy (es11,
 // hees14, cma11) also takes a point at least as good as its parent as the
 // new parent (its mean, with sigma and A unchanged), as it would an
-// offspring; hees and cmaes, whose updates are built from the steps they
-// sampled themselves, are not moved.
+// offspring; hees, hees2 and cmaes, whose updates are built from the steps
+// they sampled themselves, are not moved.
 
-// injector is a strategy that takes known points: the five strategies
+// injector is a strategy that takes known points: the strategies of New
 // through core, and IPOP and BIPOP through their current run.
 type injector interface {
 	// checkPoint reports whether x can be injected: a point of the

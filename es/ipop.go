@@ -18,7 +18,7 @@ type IPOPConfig struct {
 	MaxRestarts int
 }
 
-// maxPopulation bounds Config.Pairs (hees) and Config.Lambda (cmaes), in
+// maxPopulation bounds Config.Pairs (hees, hees2) and Config.Lambda (cmaes), in
 // New, in Load and in the doubling of IPOP, which does not restart when the
 // new run would need more: the strategy's memory grows with its population.
 const maxPopulation = 1 << 20
@@ -53,7 +53,7 @@ type IPOP struct {
 	name        string // the inner strategy's name
 	cfg         Config // the Config of the first run
 	maxRestarts int
-	population0 int // Pairs (hees) or Lambda (cmaes) of the first run; 0 for fixed populations
+	population0 int // Pairs (hees, hees2) or Lambda (cmaes) of the first run; 0 for fixed populations
 
 	inner     Strategy
 	restarts  int
@@ -97,13 +97,13 @@ func (w *IPOP) setPopulation() {
 	if w.cfg.Dim < 1 {
 		return // New reports the bad Dim
 	}
-	switch w.name {
-	case nameHEES:
+	switch {
+	case pairsStrategy(w.name):
 		w.population0 = w.cfg.Pairs
 		if w.population0 == 0 {
-			w.population0 = defaultPairs(w.cfg.Dim)
+			w.population0 = pairsOf(w.name, w.cfg.Dim)
 		}
-	case nameCMAES:
+	case w.name == nameCMAES:
 		w.population0 = w.cfg.Lambda
 		if w.population0 == 0 {
 			w.population0 = defaultLambda(w.cfg.Dim)
@@ -133,7 +133,7 @@ func (w *IPOP) runConfig(r int) (Config, bool) {
 		}
 		// IPOP: the population doubles at each restart (docs/ALGORITHMS.md
 		// Section 4.1 for hees, Section 8 for the CMA-ES).
-		if w.name == nameHEES {
+		if pairsStrategy(w.name) {
 			c.Pairs = w.population0 << r
 		} else {
 			c.Lambda = w.population0 << r

@@ -29,12 +29,12 @@ func memoryEstimate(d, lambda int) float64 {
 // candidates is the largest number of candidates per generation of
 // strategy name with the resolved cfg.
 func candidates(name string, cfg Config) int {
-	switch name {
-	case nameHEES:
+	switch {
+	case pairsStrategy(name):
 		return 2*cfg.Pairs + 1
-	case nameHEES14:
+	case name == nameHEES14:
 		return 4
-	case nameCMAES:
+	case name == nameCMAES:
 		return cfg.Lambda
 	}
 	return 1
@@ -50,7 +50,7 @@ func checkMemory(name string, cfg Config) error {
 			d, name, est/(1<<30), MaxMemory>>30)
 	}
 	field := "Lambda"
-	if name == nameHEES {
+	if pairsStrategy(name) {
 		field = "Pairs"
 	}
 	if float64(lambda)*float64(d) > maxSamples {

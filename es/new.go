@@ -10,19 +10,23 @@ const (
 	nameES11   = "es11"
 	nameHEES14 = "hees14"
 	nameHEES   = "hees"
+	nameHEES2  = "hees2"
 	nameCMA11  = "cma11"
 	nameCMAES  = "cmaes"
 )
 
 // Names returns the names New accepts, in the order of the package
 // documentation.
-func Names() []string { return []string{nameES11, nameHEES14, nameHEES, nameCMA11, nameCMAES} }
+func Names() []string {
+	return []string{nameES11, nameHEES14, nameHEES, nameHEES2, nameCMA11, nameCMAES}
+}
 
 // New returns the strategy called name configured by cfg:
 //
 //	es11    (1+1)-ES with the 1/5 success rule
 //	hees14  (1+4)-HE-ES (Algorithm 4 of Glasmachers & Krause)
 //	hees    full HE-ES with mirrored sampling (Algorithm 1)
+//	hees2   hees with the path as a search direction (see hees2.go)
 //	cma11   (1+1)-CMA-ES, 2009 variant with evolution path
 //	cmaes   (mu/mu_w, lambda)-CMA-ES with the active update, pycma 4.4's defaults
 //
@@ -56,6 +60,8 @@ func newStrategy(name string) strategy {
 		return new(hees14)
 	case nameHEES:
 		return new(hees)
+	case nameHEES2:
+		return new(hees2)
 	case nameCMA11:
 		return new(cma11)
 	case nameCMAES:

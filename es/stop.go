@@ -39,6 +39,13 @@ const (
 	noEffectStep = 0.1
 )
 
+// tolFunGens is the length 10 + ceil(30 d/lambda) of pycma's history of
+// best values for tolfun (docs/ALGORITHMS.md Section 8), in generations
+// of lambda offspring.
+func tolFunGens(d, lambda int) int {
+	return 10 + (30*d+lambda-1)/lambda
+}
+
 // checker runs the stop criteria that need A every few generations, so
 // that their cost per evaluation stays O(d^2). A check tests whether sigma
 // still moves the mean (O(d^2)); every eigenEvery-th check adds a d×d

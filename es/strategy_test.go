@@ -109,6 +109,7 @@ func TestNewErrors(t *testing.T) {
 		{"hees", Config{Dim: 1 << 20}, "Config.Dim = 1048576: hees would need"},
 		{"cmaes", Config{Dim: 13370, Lambda: 40}, "Config.Dim = 13370 with 40 candidates per generation (Config.Lambda): cmaes would need about 8.01 GiB"},
 		{"hees", Config{Dim: 1000, Pairs: 1 << 20}, "Config.Pairs: 2097153 candidates of 1000 coordinates per generation exceed the bound of 4194304"},
+		{"hees2", Config{Dim: 1000, Pairs: 1 << 20}, "Config.Pairs: 2097153 candidates of 1000 coordinates per generation exceed the bound of 4194304"},
 		{"cmaes", Config{Dim: 100, Lambda: 100000}, "Config.Lambda: 100000 candidates of 100 coordinates"},
 	} {
 		s, err := New(c.strategy, c.cfg)

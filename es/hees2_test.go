@@ -1,0 +1,285 @@
+package es
+
+import (
+	"math"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/hees-dev/hees/linalg"
+	"github.com/hees-dev/hees/rng"
+)
+
+// sigmaDrift runs strategy name on a random function (every value an
+// independent uniform draw, so that selection is random) for gens
+// generations with seeds 1..seeds, and returns the mean of ln(sigma/sigma0)
+// over the seeds and its standard error. The seeds run on GOMAXPROCS
+// goroutines; the result does not depend on their number.
+func sigmaDrift(t *testing.T, name string, d, seeds, gens int) (mean, stdErr float64) {
+	logs := make([]float64, seeds)
+	workers := runtime.GOMAXPROCS(0)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var pop linalg.Dense
+			for i := w; i < seeds; i += workers {
+				seed := uint64(i + 1)
+				s, err := New(name, Config{Dim: d, Seed: seed, TolFun: -1})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				vals := make([]float64, s.PopulationSize())
+				values := rng.NewStream(rng.KeyFromSeed(seed), 77, 0, 0)
+				for range gens {
+					if err := s.Ask(&pop); err != nil {
+						t.Error(err)
+						return
+					}
+					values.FillFloat64(vals)
+					if err := s.Tell(vals); err != nil {
+						t.Error(err)
+						return
+					}
+				}
+				if s.Stop() != "" {
+					t.Errorf("%s d=%d seed %d stopped: %s", name, d, seed, s.Stop())
+				}
+				logs[i] = math.Log(s.Sigma() / 2)
+			}
+		}()
+	}
+	wg.Wait()
+	var sum, sumSq float64
+	for _, l := range logs {
+		sum += l
+		sumSq += l * l
+	}
+	n := float64(seeds)
+	mean = sum / n
+	return mean, math.Sqrt((sumSq/n - mean*mean) / (n - 1))
+}
+
+// TestHEES2NoSigmaDrift checks that hees2's step-size adaptation is not
+// biased: on a random function, ln sigma after 500 generations averages
+// within ±0.2 of ln sigma0 over 2500 seeds at d = 10 and 1800 at d = 40.
+func TestHEES2NoSigmaDrift(t *testing.T) {
+	for _, c := range []struct{ d, seeds int }{{10, 2500}, {40, 1800}} {
+		mean, se := sigmaDrift(t, nameHEES2, c.d, c.seeds, 500)
+		t.Logf("%s d=%d: mean ln(sigma/sigma0) = %.3f ± %.3f", nameHEES2, c.d, mean, se)
+		if !(math.Abs(mean) < 0.2) {
+			t.Errorf("d=%d: mean ln(sigma/sigma0) = %.3f after 500 generations, want within ±0.2", c.d, mean)
+		}
+		// ln sigma walks randomly on a random function: the seeds must be
+		// enough for ±0.2 to be a test, at least 2 standard errors.
+		if !(se < 0.1) {
+			t.Errorf("d=%d: standard error %.3f of the mean: too few seeds", c.d, se)
+		}
+	}
+}
+
+// diagonalQuadratic returns the Hessian H = diag(2 c) of f(x) = sum c_i x_i^2
+// in the stQuadratic form (Q = I), for the cigar and the discus.
+func diagonalQuadratic(c []float64) *stQuadratic {
+	d := len(c)
+	p := &stQuadratic{h: linalg.NewDense(d, d, nil), q: linalg.NewIdentity(d), sqrtLambda: make([]float64, d)}
+	for i, v := range c {
+		p.h.Set(i, i, 2*v)
+		p.sqrtLambda[i] = math.Sqrt(2 * v)
+	}
+	return p
+}
+
+// TestHEES2LearnsQuadratics checks what makes HE-ES trustworthy on convex
+// quadratics for hees2: on a random rotated quadratic, the cigar and the
+// discus with condition 1e6 in d = 2, 10 and 20, the normalised trace of
+// A^T H A never rises from one generation to the next (every computeG
+// step with exact curvatures lowers it; 1e-13 relative is allowed for
+// rounding), |det A| stays 1, and cond(A^T H A) is below 1.05 after 200 d
+// generations.
+func TestHEES2LearnsQuadratics(t *testing.T) {
+	const cond = 1e6
+	for _, d := range []int{2, 10, 20} {
+		cigar := make([]float64, d)
+		discus := make([]float64, d)
+		for i := range cigar {
+			cigar[i], discus[i] = cond, 1
+		}
+		cigar[0], discus[0] = 1, cond
+		for _, c := range []struct {
+			name string
+			p    *stQuadratic
+		}{
+			{"rotated", newSTQuadratic(t, d, cond, uint64(d))},
+			{"cigar", diagonalQuadratic(cigar)},
+			{"discus", diagonalQuadratic(discus)},
+		} {
+			x0 := slices.Repeat([]float64{1e100}, d)
+			s := stNew(t, nameHEES2, Config{Dim: d, Seed: 3, X0: x0, Sigma0: 1e100, TolFun: -1})
+			var pop linalg.Dense
+			var vals []float64
+			first := normalizedTrace(c.p, s.Transform())
+			prev, maxRise := first, 0.0
+			gens := 200 * d
+			for it := 1; it <= gens; it++ {
+				vals = stGeneration(t, s, c.p.eval, &pop, vals)
+				if s.Stop() != "" {
+					t.Fatalf("%s d=%d: stopped at generation %d: %s", c.name, d, it, s.Stop())
+				}
+				r := normalizedTrace(c.p, s.Transform())
+				maxRise = max(maxRise, r/prev-1)
+				if r > prev*(1+1e-13) {
+					t.Errorf("%s d=%d generation %d: normalised trace rose from %.17g to %.17g", c.name, d, it, prev, r)
+					break
+				}
+				prev = r
+				if logDet, _ := linalg.LogDet(s.Transform()); !(math.Abs(logDet) < 1e-7) {
+					t.Errorf("%s d=%d generation %d: log|det A| = %g", c.name, d, it, logDet)
+					break
+				}
+			}
+			if _, f := s.Best(); !(f > 1e-250) {
+				t.Errorf("%s d=%d: f reached %g, too close to the subnormal range for exact curvatures", c.name, d, f)
+			}
+			k := condWhitened(t, c.p.h, s.Transform())
+			t.Logf("%s d=%d: normalised trace %.4g -> %.8g (largest rise %.2g), cond(A^T H A) = %.6g after %d generations",
+				c.name, d, first, prev, maxRise, k, gens)
+			if !(k < 1.05) {
+				t.Errorf("%s d=%d: cond(A^T H A) = %g after %d generations, want < 1.05", c.name, d, k, gens)
+			}
+		}
+	}
+}
+
+// TestHEES2Pairs checks departure 3: lambda~ = min(floor(2 + 1.5 ln d), d)
+// by default, a larger Pairs is still accepted, and IPOP doubles lambda~
+// from that default.
+func TestHEES2Pairs(t *testing.T) {
+	for _, c := range []struct{ d, want int }{{2, 2}, {3, 3}, {5, 4}, {10, 5}, {40, 7}} {
+		s := stNew(t, nameHEES2, Config{Dim: c.d})
+		if got := s.PopulationSize(); got != 2*c.want+1 {
+			t.Errorf("d=%d: PopulationSize() = %d, want %d pairs", c.d, got, c.want)
+		}
+	}
+	if s := stNew(t, nameHEES2, Config{Dim: 2, Pairs: 5}); s.PopulationSize() != 11 {
+		t.Errorf("d=2 Pairs=5: PopulationSize() = %d, want 11", s.PopulationSize())
+	}
+	w, err := NewIPOP(nameHEES2, Config{Dim: 2, Seed: 1}, IPOPConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, ok := w.runConfig(2)
+	if !ok || c.Pairs != 8 {
+		t.Errorf("IPOP restart 2 of hees2 in d = 2: Pairs = %d (%v), want 8", c.Pairs, ok)
+	}
+}
+
+// TestHEES2SamplesAlongPath checks departure 1: once p_s is not zero, the
+// first direction of a generation is p_s/|p_s| with the chi_d length |z_0|
+// of the generation's first Gaussian vector, and the directions of the
+// first block are orthonormal.
+func TestHEES2SamplesAlongPath(t *testing.T) {
+	const d = 6
+	s := stNew(t, nameHEES2, Config{Dim: d, Seed: 4})
+	h := s.(*hees2)
+	var pop linalg.Dense
+	var vals []float64
+	for range 5 {
+		vals = stGeneration(t, s, stSphere, &pop, vals)
+	}
+	if err := s.Ask(&pop); err != nil {
+		t.Fatal(err)
+	}
+	u := &h.ad.u
+	norm := linalg.Norm(h.ps)
+	for j, v := range u.RawRow(0) {
+		if math.Abs(v-h.ps[j]/norm) > 1e-12 {
+			t.Fatalf("u_0[%d] = %v, want p_s/|p_s| = %v", j, v, h.ps[j]/norm)
+		}
+	}
+	z := make([]float64, d)
+	st := rng.NewStream(h.key, purposeSample, uint64(h.gen), 0)
+	st.FillNormal(z)
+	if got, want := h.ad.norms[0], linalg.Norm(z); math.Abs(got-want) > 1e-12*want {
+		t.Errorf("|b_0| = %v, want |z_0| = %v", got, want)
+	}
+	var gram linalg.Dense
+	gram.MulAAT(u) // U U^T = I for orthonormal rows
+	k, _ := u.Dims()
+	for i := range k {
+		for j, v := range gram.RawRow(i) {
+			if i == j {
+				v--
+			}
+			if math.Abs(v) > 1e-12 {
+				t.Errorf("(U U^T - I)[%d][%d] = %v", i, j, v)
+			}
+		}
+	}
+}
+
+// TestHEES2TolFun checks departure 4 on a function whose value is the same
+// for every candidate of a generation and falls by 1e-6 per generation:
+// hees stops at once (the spread of one generation is 0), hees2 goes on
+// while the recent best values still differ by more than TolFun, and on a
+// constant it stops once its history of 10 + ceil(30 d/(2 lambda~)) best
+// values is full.
+func TestHEES2TolFun(t *testing.T) {
+	for _, name := range []string{nameHEES, nameHEES2} {
+		s := stNew(t, name, Config{Dim: 4, Seed: 1})
+		var pop linalg.Dense
+		var vals []float64
+		level := 1.0
+		flat := func([]float64) float64 { return level }
+		for range 100 {
+			vals = stGeneration(t, s, flat, &pop, vals)
+			if s.Stop() != "" {
+				break
+			}
+			level -= 1e-6
+		}
+		switch {
+		case name == nameHEES && (s.Stop() != ReasonTolFun || s.Generation() != 1):
+			t.Errorf("hees: stop %q after %d generations, want tolfun after 1", s.Stop(), s.Generation())
+		case name == nameHEES2 && s.Stop() != "":
+			t.Errorf("hees2: stop %q after %d generations on a falling function", s.Stop(), s.Generation())
+		}
+	}
+	s := stNew(t, nameHEES2, Config{Dim: 4, Seed: 1})
+	hist := s.(*hees2).funHist.buf
+	var pop linalg.Dense
+	var vals []float64
+	for s.Stop() == "" && s.Generation() < 100 {
+		vals = stGeneration(t, s, func([]float64) float64 { return 1 }, &pop, vals)
+	}
+	if s.Stop() != ReasonTolFun || s.Generation() != len(hist) {
+		t.Errorf("hees2 on a constant: stop %q after %d generations, want tolfun after %d", s.Stop(), s.Generation(), len(hist))
+	}
+}
+
+// TestHEES2Config checks the configuration fields hees2 accepts (those of
+// hees) and rejects.
+func TestHEES2Config(t *testing.T) {
+	if _, err := New(nameHEES2, Config{Dim: 3, Pairs: 7, Kappa: 2, EtaA: 0.3, CS: 0.4, DS: 2, TolFun: 1e-9}); err != nil {
+		t.Errorf("hees2 with every hees field set: %v", err)
+	}
+	for _, c := range []struct {
+		cfg  Config
+		want string
+	}{
+		{Config{Dim: 1}, "Config.Dim = 1"},
+		{Config{Dim: 3, CSigma: 1.5}, "Config.CSigma"},
+		{Config{Dim: 3, Lambda: 8}, "Config.Lambda = 8"},
+		{Config{Dim: 3, CS: 2}, "Config.CS = 2"},
+		{Config{Dim: 3, Kappa: 0.5}, "Config.Kappa = 0.5"},
+	} {
+		_, err := New(nameHEES2, c.cfg)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("New(hees2, %+v) = %v, want an error containing %q", c.cfg, err, c.want)
+		}
+	}
+}
