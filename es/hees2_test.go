@@ -68,6 +68,9 @@ func sigmaDrift(t *testing.T, name string, d, seeds, gens int) (mean, stdErr flo
 // biased: on a random function, ln sigma after 500 generations averages
 // within ±0.2 of ln sigma0 over 2500 seeds at d = 10 and 1800 at d = 40.
 func TestHEES2NoSigmaDrift(t *testing.T) {
+	if testing.Short() {
+		t.Skip("2 million generations: not with -short (CI's race run)")
+	}
 	for _, c := range []struct{ d, seeds int }{{10, 2500}, {40, 1800}} {
 		mean, se := sigmaDrift(t, nameHEES2, c.d, c.seeds, 500)
 		t.Logf("%s d=%d: mean ln(sigma/sigma0) = %.3f ± %.3f", nameHEES2, c.d, mean, se)
