@@ -42,6 +42,7 @@ var commands = []command{
 	{"ask", "print the pending candidates of an ask/tell run", runAsk},
 	{"tell", "record values of an ask/tell run read from standard input", runTell},
 	{"status", "print the progress and best point of an ask/tell run", runStatus},
+	{"worker", "evaluate the candidates of an ask/tell run with a program until it stops", runWorker},
 	{"experiment", "reproduce a figure: fig2 (the paper's Figure 2) or condition", runExperiment},
 	{"plot", "draw a run trace written by hees run -trace as SVG", runPlot},
 	{"bench", "benchmark strategies on BBOB: COCO data, ERT summary, ECDF plots", runBench},
