@@ -221,3 +221,24 @@ func TestWorkerErrors(t *testing.T) {
 		t.Errorf("a worker that failed to start left leases: %v", st)
 	}
 }
+
+// TestWorkerRenewsLeases runs a worker whose evaluations take longer than
+// its lease: the renewals keep the leases alive, so no attempt fails
+// (with -retries 0 -on-error stop, one expiry would stop the run), and the
+// run ends by its budget, as hees run does.
+func TestWorkerRenewsLeases(t *testing.T) {
+	setObjectiveEnv(t, "sphere", "HEES_TEST_DELAY=300ms")
+	path := filepath.Join(t.TempDir(), "run.hees")
+	args := []string{"-d", "2", "-seed", "2", "-max-evals", "10", "-target", "none"}
+	mustCLI(t, "", append([]string{"init", "-state", path, "-retries", "0"}, args...)...)
+	code, _, errOut := cli("", "worker", "-state", path, "-cmd", selfCommand(t), "-workers", "5", "-lease", "120ms")
+	if code != exitOK || !strings.Contains(errOut, "hees worker: the run has stopped (max evaluations)") {
+		t.Fatalf("worker: exit %d, stderr %q", code, errOut)
+	}
+	t.Setenv(roleEnv, "")
+	if st := status(t, path); st["leased"] != 0.0 {
+		t.Errorf("leases left after the run: %v", st)
+	}
+	t.Log(errOut)
+	compareWithRun(t, path, "sphere", args)
+}
