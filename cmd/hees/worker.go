@@ -90,6 +90,9 @@ type worker struct {
 
 	mu    sync.Mutex // serialises the messages on stderr
 	evals atomic.Int64
+
+	activeMu sync.Mutex
+	active   map[session.ID]*evaluation // the candidates being evaluated
 }
 
 // warnf writes a message on stderr.
@@ -104,6 +107,17 @@ func (w *worker) warnf(format string, args ...any) {
 func (w *worker) run(ctx context.Context, k int) (es.Reason, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	w.active = map[session.ID]*evaluation{}
+	beat := make(chan struct{})
+	beatCtx, stopBeat := context.WithCancel(ctx)
+	go func() {
+		defer close(beat)
+		w.heartbeat(beatCtx)
+	}()
+	defer func() {
+		stopBeat()
+		<-beat
+	}()
 	var (
 		wg      sync.WaitGroup
 		reasons = make([]es.Reason, k)
@@ -192,57 +206,77 @@ func tellLine(id session.ID, value string) []session.Line {
 	return lines
 }
 
-// evaluate evaluates the candidate c in pool, renewing its lease every
-// third of the lease; done reports that the candidate was told by another
-// worker (or its generation ended) first, and the evaluation abandoned.
+// evaluation is a candidate being evaluated, for the heartbeat.
+type evaluation struct {
+	cancel    context.CancelFunc
+	abandoned atomic.Bool // told by another worker first: the evaluation was canceled
+}
+
+// evaluate evaluates the candidate c in pool while the heartbeat renews
+// its lease; done reports that the candidate was told by another worker
+// (or its generation ended) first, and the evaluation abandoned.
 func (w *worker) evaluate(ctx context.Context, pool *extproc.Pool, c claimed) (v float64, done bool, err error) {
 	evalCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	var abandoned atomic.Bool
-	stopBeat := make(chan struct{})
-	beat := sync.WaitGroup{}
-	beat.Add(1)
-	go func() {
-		defer beat.Done()
-		tick := time.NewTicker(w.lease / 3)
-		defer tick.Stop()
-		for {
-			select {
-			case <-stopBeat:
-				return
-			case <-evalCtx.Done():
-				return
-			case <-tick.C:
-			}
-			pending, err := w.renew(evalCtx, c.id)
-			switch {
-			case err != nil && evalCtx.Err() == nil:
-				w.warnf("%s: renewing the lease: %v", c.id, err)
-			case err == nil && !pending:
-				abandoned.Store(true)
-				cancel()
-				return
-			}
-		}
-	}()
+	e := &evaluation{cancel: cancel}
+	w.activeMu.Lock()
+	w.active[c.id] = e
+	w.activeMu.Unlock()
 	v, err = pool.EvalContext(evalCtx, c.x)
-	close(stopBeat)
-	beat.Wait()
-	return v, abandoned.Load(), err
+	w.activeMu.Lock()
+	delete(w.active, c.id)
+	w.activeMu.Unlock()
+	return v, e.abandoned.Load(), err
 }
 
-// renew renews the lease of id and reports whether it is still pending.
-func (w *worker) renew(ctx context.Context, id session.ID) (bool, error) {
-	var pending bool
+// heartbeat renews the leases of the candidates being evaluated every
+// third of the lease, in one write for all the worker's loops, and
+// abandons the evaluations of candidates that are no longer pending.
+func (w *worker) heartbeat(ctx context.Context) {
+	tick := time.NewTicker(w.lease / 3)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		w.activeMu.Lock()
+		ids := make([]session.ID, 0, len(w.active))
+		for id := range w.active {
+			ids = append(ids, id)
+		}
+		w.activeMu.Unlock()
+		if len(ids) == 0 {
+			continue
+		}
+		pending, err := w.renew(ctx, ids)
+		if err != nil {
+			if ctx.Err() == nil {
+				w.warnf("renewing the leases: %v", err)
+			}
+			continue
+		}
+		w.activeMu.Lock()
+		for i, id := range ids {
+			if e := w.active[id]; e != nil && !pending[i] {
+				e.abandoned.Store(true)
+				e.cancel()
+			}
+		}
+		w.activeMu.Unlock()
+	}
+}
+
+// renew renews the leases of ids and reports which are still pending.
+func (w *worker) renew(ctx context.Context, ids []session.ID) ([]bool, error) {
+	var pending []bool
 	err := session.WithLock(ctx, w.path, func() error {
 		ss, err := loadSession(w.path)
 		if err != nil {
 			return err
 		}
-		pending = ss.Renew(time.Now(), []session.ID{id}, w.lease)[0]
-		if !pending {
-			return nil
-		}
+		pending = ss.Renew(time.Now(), ids, w.lease)
 		return ss.Save(w.path)
 	})
 	return pending, err
