@@ -227,11 +227,11 @@ func TestWorkerErrors(t *testing.T) {
 // (with -retries 0 -on-error stop, one expiry would stop the run), and the
 // run ends by its budget, as hees run does.
 func TestWorkerRenewsLeases(t *testing.T) {
-	setObjectiveEnv(t, "sphere", "HEES_TEST_DELAY=600ms")
+	setObjectiveEnv(t, "sphere", "HEES_TEST_DELAY=2500ms")
 	path := filepath.Join(t.TempDir(), "run.hees")
 	args := []string{"-d", "2", "-seed", "2", "-max-evals", "10", "-target", "none"}
 	mustCLI(t, "", append([]string{"init", "-state", path, "-retries", "0"}, args...)...)
-	code, _, errOut := cli("", "worker", "-state", path, "-cmd", selfCommand(t), "-workers", "5", "-lease", "300ms")
+	code, _, errOut := cli("", "worker", "-state", path, "-cmd", selfCommand(t), "-workers", "7", "-lease", "1s")
 	if code != exitOK || !strings.Contains(errOut, "hees worker: the run has stopped (max evaluations)") {
 		t.Fatalf("worker: exit %d, stderr %q", code, errOut)
 	}
