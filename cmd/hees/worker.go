@@ -73,6 +73,9 @@ func runWorker(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer stop()
 	w := &worker{path: *path, command: *command, lease: *lease, opts: extproc.Options{EvalTimeout: *evalTimeout}, stderr: stderr}
 	reason, err := w.run(ctx, *workers)
+	if err != nil && ctx.Err() != nil {
+		return report(stderr, name, fmt.Errorf("interrupted after %d evaluations; the candidates being evaluated were given back", w.evals.Load()))
+	}
 	if err != nil {
 		return report(stderr, name, err)
 	}

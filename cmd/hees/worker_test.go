@@ -242,3 +242,28 @@ func TestWorkerRenewsLeases(t *testing.T) {
 	t.Log(errOut)
 	compareWithRun(t, path, "sphere", args)
 }
+
+// TestWorkerSIGTERM stops a worker process with SIGTERM while its program
+// evaluates: it exits with status 1 and gives its lease back, so the
+// candidate is claimable at once and no attempt is counted.
+func TestWorkerSIGTERM(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "run.hees")
+	mustCLI(t, "", "init", "-state", path, "-d", "2", "-retries", "0")
+	w, stderr := startWorker(t, path, workerCommand(t, "sphere", "HEES_TEST_DELAY=1h"), "-lease", "1h")
+	for start := time.Now(); status(t, path)["leased"] != 1.0; time.Sleep(5 * time.Millisecond) {
+		if time.Since(start) > 10*time.Second {
+			t.Fatalf("the worker claimed nothing: %v, stderr %s", status(t, path), stderr.String())
+		}
+	}
+	w.Process.Signal(syscall.SIGTERM)
+	err := w.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitFailure || !strings.Contains(stderr.String(), "hees worker: interrupted after 0 evaluations") {
+		t.Fatalf("worker after SIGTERM: %v, stderr %s", err, stderr.String())
+	}
+	if st := status(t, path); st["leased"] != 0.0 || st["stop_reason"] != "" {
+		t.Fatalf("after SIGTERM: %v, want the lease given back and the run going on", st)
+	}
+	if out := mustCLI(t, "", "ask", "-state", path, "-claim", "1"); !strings.HasPrefix(out, "g0-0@") {
+		t.Fatalf("the candidate of the stopped worker is not claimable: %q", out)
+	}
+}
