@@ -420,7 +420,7 @@ func (p *poller) wait(ctx context.Context, path string) error {
 		case <-timer.C:
 		}
 		p.backoff = min(2*p.backoff, pollMax)
-		info, err := os.Stat(path)
+		info, err := openStat(path)
 		if err != nil {
 			return err
 		}
@@ -443,6 +443,18 @@ func (p *poller) wait(ctx context.Context, path string) error {
 		}
 		expiry, _ = ss.NextExpiry(now)
 	}
+}
+
+// openStat returns the FileInfo of the file at path through an open file:
+// on NFS, opening revalidates the cached attributes (close-to-open
+// consistency), which a stat alone may not do for up to a minute.
+func openStat(path string) (os.FileInfo, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.Stat()
 }
 
 // blocking returns the exit status that the problems of a tell call for:

@@ -267,3 +267,33 @@ func TestWorkerSIGTERM(t *testing.T) {
 		t.Fatalf("the candidate of the stopped worker is not claimable: %q", out)
 	}
 }
+
+// TestWorkerAbandonsToldCandidate tells the candidate a worker is
+// evaluating (as a straggler's duplicate would): the worker's heartbeat
+// notices it and abandons the evaluation instead of waiting for it.
+func TestWorkerAbandonsToldCandidate(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "run.hees")
+	mustCLI(t, "", "init", "-state", path, "-d", "2", "-max-evals", "7")
+	cands := askAll(t, path)
+	w, stderr := startWorker(t, path, workerCommand(t, "sphere", "HEES_TEST_DELAY=1h"), "-lease", "300ms")
+	for start := time.Now(); status(t, path)["leased"] != 1.0; time.Sleep(5 * time.Millisecond) {
+		if time.Since(start) > 10*time.Second {
+			t.Fatalf("the worker claimed nothing: %v, stderr %s", status(t, path), stderr.String())
+		}
+	}
+	var in strings.Builder
+	for _, c := range cands {
+		fmt.Fprintf(&in, "%s %d\n", c.id, len(c.id))
+	}
+	mustCLI(t, in.String(), "tell", "-state", path)
+	done := make(chan error, 1)
+	go func() { done <- w.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil || !strings.Contains(stderr.String(), "); 0 evaluations here") {
+			t.Fatalf("worker: %v, stderr %s", err, stderr.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("the worker still waits for the evaluation of a told candidate, stderr %s", stderr.String())
+	}
+}
