@@ -343,7 +343,12 @@ func claimState(ctx context.Context, path string, told []session.Line, n int, le
 				}
 			}
 		}
-		rows, err := ss.Claim(time.Now(), n, lease)
+		now := time.Now()
+		expired, err := ss.Expire(now)
+		if err != nil {
+			return err
+		}
+		rows, err := ss.Claim(now, n, lease)
 		if err != nil {
 			return err
 		}
@@ -351,6 +356,9 @@ func claimState(ctx context.Context, path string, told []session.Line, n int, le
 			got = append(got, claimed{ss.ID(row), slices.Clone(ss.Candidate(row))})
 		}
 		reason = ss.File.Stop
+		if len(told) == 0 && len(rows) == 0 && expired == 0 {
+			return nil // nothing changed
+		}
 		return ss.Save(path)
 	})
 	return got, reason, bad, err

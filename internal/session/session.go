@@ -530,9 +530,10 @@ func (ss *Session) claimable(row int, now int64) bool {
 }
 
 // Expire counts an attempt failed for every lease that has expired at now
-// (its candidate is claimable again, or gets the failure policy), and
-// tells the run when the policy completes the generation.
-func (ss *Session) Expire(now time.Time) error {
+// (its candidate is claimable again, or gets the failure policy), tells
+// the run when the policy completes the generation, and returns the
+// number of leases that expired.
+func (ss *Session) Expire(now time.Time) (int, error) {
 	var expired []int
 	for row, until := range ss.File.Leases {
 		if until <= now.UnixNano() {
@@ -540,14 +541,14 @@ func (ss *Session) Expire(now time.Time) error {
 		}
 	}
 	slices.Sort(expired) // the first row to exceed the retries stops the run
-	return ss.Apply(Told{Failed: expired})
+	return len(expired), ss.Apply(Told{Failed: expired})
 }
 
 // Claim leases up to n candidates of the current generation that are not
 // told and not leased (after Expire) to the caller until now + lease, in
 // row order, and returns their rows.
 func (ss *Session) Claim(now time.Time, n int, lease time.Duration) ([]int, error) {
-	if err := ss.Expire(now); err != nil {
+	if _, err := ss.Expire(now); err != nil {
 		return nil, err
 	}
 	var rows []int
