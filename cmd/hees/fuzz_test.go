@@ -44,16 +44,20 @@ var evalSeeds = []string{
 // tellSeeds are inputs of hees tell against the state of tellState:
 // good lines, special values, and each kind of bad line.
 var tellSeeds = []string{
-	"g0-2 1.5\n",
-	"g0-2 1\ng0-3 2\ng0-4 3\ng0-5 4\ng0-6 5\n",
-	"g0-2 NaN\ng0-3 +Inf\ng0-4 1e999\ng0-5 -1e999\ng0-6 -0\n",
-	"g0-2 -Inf\ng0-3 1\ng0-4 1\ng0-5 1\ng0-6 1\n",
-	"g0-0 1\n",
-	"g0-2 1\ng0-2 2\n",
-	"g1-0 1\ng0-99 1\ng-1-0 1\ng00-2 1\nG0-2 1\n",
-	"g0-2\ng0-2 1 2\ng0-2 x\n\n  \n",
-	"g0-2 1\r\ng0-3 0x1p-2\r\n",
+	"g0-2@0123abcd 1.5\n",
+	"g0-2@0123abcd 1\ng0-3@0123abcd 2\ng0-4@0123abcd 3\ng0-5@0123abcd 4\ng0-6@0123abcd 5\n",
+	"g0-2@0123abcd NaN\ng0-3@0123abcd +Inf\ng0-4@0123abcd 1e999\ng0-5@0123abcd -1e999\ng0-6@0123abcd -0\n",
+	"g0-2@0123abcd -Inf\ng0-3@0123abcd 1\ng0-4@0123abcd 1\ng0-5@0123abcd 1\ng0-6@0123abcd 1\n",
+	"g0-0@0123abcd 1\n",
+	"g0-2@0123abcd 1\ng0-2@0123abcd 2\n",
+	"g1-0@0123abcd 1\ng0-99@0123abcd 1\ng-1-0 1\ng00-2@0123abcd 1\nG0-2 1\n",
+	"g0-2\ng0-2@0123abcd 1 2\ng0-2@0123abcd x\n\n  \n",
+	"g0-2@0123abcd 1\r\ng0-3@0123abcd 0x1p-2\r\n",
+	"g0-2@0123abcd failed\ng0-0@0123abcd 3\ng0-1@0123abcd NaN\ng0-0@0123abcd 4\ng1-0@ffffffff 1\ng0-3 1\n",
 }
+
+// fuzzRunID is the run identity of tellState.
+const fuzzRunID = "0123abcd"
 
 // tellState returns the payload of an ask/tell state of hees in 3
 // dimensions (7 candidates a generation) with rows 0 and 1 of generation 0
@@ -69,11 +73,12 @@ func tellState(tb testing.TB) []byte {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	ss, err := session.New(sf.algo, sf.restarts, sf.seed, s, 0, float(1e-8))
+	ss, err := session.New(session.Settings{RunID: fuzzRunID, Algo: sf.algo, Restarts: sf.restarts, Seed: sf.seed,
+		Target: float(1e-8), Retries: defaultRetries, OnError: session.OnErrorStop}, s)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if err := ss.Apply(map[int]float64{0: 3, 1: math.NaN()}); err != nil {
+	if err := ss.Apply(session.Told{Values: map[int]float64{0: 3, 1: math.NaN()}}); err != nil {
 		tb.Fatal(err)
 	}
 	payload, err := ss.Payload()
@@ -194,9 +199,10 @@ func FuzzTellInput(f *testing.F) {
 		if len(lines)+len(bad) != nonBlankLines(input) {
 			t.Fatalf("%d good and %d bad lines for %d non-blank lines", len(lines), len(bad), nonBlankLines(input))
 		}
-		values, invalid := ss.Check(lines)
-		if len(values)+len(invalid) != len(lines) {
-			t.Fatalf("%d values and %d invalid lines for %d lines", len(values), len(invalid), len(lines))
+		told, invalid := ss.Check(lines)
+		values := told.Values
+		if len(values)+len(told.Failed)+len(invalid) != len(lines) {
+			t.Fatalf("%d values, %d failures and %d invalid lines for %d lines", len(values), len(told.Failed), len(invalid), len(lines))
 		}
 		seen := map[int]bool{}
 		for _, b := range append(bad, invalid...) {
@@ -205,12 +211,12 @@ func FuzzTellInput(f *testing.F) {
 			}
 			seen[b.Line] = true
 		}
-		if len(bad)+len(invalid) > 0 || len(values) == 0 {
-			return // hees tell applies nothing
+		if blocking(append(bad, invalid...)) != exitOK || len(values) == 0 || len(told.Failed) > 0 {
+			return // hees tell applies nothing, or failures: Apply is tested elsewhere
 		}
 
 		gen, rows, toldBefore := ss.Strategy().Generation(), ss.Rows(), ss.NumTold()
-		if err := ss.Apply(values); err != nil {
+		if err := ss.Apply(told); err != nil {
 			t.Fatalf("apply: %v", err)
 		}
 		switch {
@@ -379,8 +385,10 @@ func decodeSeeds(tb testing.TB) []decodeSeed {
 	add("checkpoint_command", data, true)
 
 	state := filepath.Join(dir, "asktell.hees")
-	mustRun(tb, "", "init", "-state", state, "-d", "3", "-restarts", "ipop", "-target", "1")
-	mustRun(tb, "g0-0 1\ng0-3 NaN\n", "tell", "-state", state)
+	mustRun(tb, "", "init", "-state", state, "-d", "3", "-restarts", "ipop", "-target", "1", "-retries", "2", "-on-error", "nan")
+	_, claimedOut, _ := cli("", "ask", "-state", state, "-claim", "2")
+	_, run, _ := strings.Cut(strings.Fields(claimedOut)[0], "@")
+	mustRun(tb, strings.ReplaceAll("g0-0@R 1\ng0-3@R NaN\ng0-4@R failed\n", "@R", "@"+run), "tell", "-state", state)
 	data, err = os.ReadFile(state)
 	if err != nil {
 		tb.Fatal(err)

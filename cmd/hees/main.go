@@ -9,7 +9,8 @@
 // Run "hees help" for the list of commands. Every command exits with status
 // 0 on success, 1 when the work failed (bad input data, I/O errors) and 2
 // on a usage error (unknown command or flag, bad flag value, unknown
-// problem).
+// problem); hees tell and hees ask -claim also exit with 3 when the run
+// has stopped and 4 when a value differs from the one told before.
 package main
 
 import (
@@ -42,6 +43,7 @@ var commands = []command{
 	{"ask", "print the pending candidates of an ask/tell run", runAsk},
 	{"tell", "record values of an ask/tell run read from standard input", runTell},
 	{"status", "print the progress and best point of an ask/tell run", runStatus},
+	{"worker", "evaluate the candidates of an ask/tell run with a program until it stops", runWorker},
 	{"experiment", "reproduce a figure: fig2 (the paper's Figure 2) or condition", runExperiment},
 	{"plot", "draw a run trace written by hees run -trace as SVG", runPlot},
 	{"bench", "benchmark strategies on BBOB: COCO data, ERT summary, ECDF plots", runBench},
@@ -108,5 +110,6 @@ func usage(w io.Writer) {
 	}
 	fmt.Fprintf(w, "  %-10s %s\n", "help", "show this overview, or a command's help: hees help <command>")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Exit status: 0 success, 1 failure (bad input, I/O), 2 usage error.")
+	fmt.Fprintln(w, "Exit status: 0 success, 1 failure (bad input, I/O), 2 usage error; tell and")
+	fmt.Fprintln(w, "ask -claim also 3 (the run has stopped) and 4 (a value differs from the one told).")
 }

@@ -157,6 +157,7 @@ func init() {
 		cliCase{"help_ask", []string{"help", "ask"}, ""},
 		cliCase{"help_tell", []string{"help", "tell"}, ""},
 		cliCase{"help_status", []string{"status", "-help"}, ""},
+		cliCase{"help_worker", []string{"help", "worker"}, ""},
 		cliCase{"run_unknown_algorithm", []string{"run", "-algo", "bipop"}, ""},
 		cliCase{"run_unknown_problem", []string{"run", "-f", "spehre"}, ""},
 		cliCase{"run_dim_zero", []string{"run", "-d", "0"}, ""},

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bufio"
+	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -9,33 +11,60 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strings"
+	"time"
 
 	"github.com/hees-dev/hees/es"
 	"github.com/hees-dev/hees/internal/session"
 )
 
-// asktellHelp is the part of the help shared by init, ask, tell and status.
+// asktellHelp is the part of the help shared by init, ask, tell, status
+// and worker.
 const asktellHelp = `Ask/tell through a state file lets any job system (a shell loop, GNU
-parallel, a Slurm array) drive an optimisation:
+parallel, Slurm) drive an optimisation:
 
   hees init -state run.hees -algo hees -d 10 -seed 1
   hees ask -state run.hees > batch        # pending candidates: ID x1 ... xd
   ... evaluate each line, anywhere, in any order ...
-  echo "g0-3 1.25" | hees tell -state run.hees
+  hees tell -state run.hees g0-3@5f3a9c01 1.25
   hees status -state run.hees
 
-IDs are g<generation>-<row>, such as g12-3: row 3 of generation 12 (counted
-over all restarts), so an ID is never reused within a run. "hees ask" prints
-the candidates of the current generation whose values have not been told
-yet, the same ones until they are, and nothing once the run has stopped.
-"hees tell" reads "ID VALUE" lines; the generation advances when all its
-values are in. Values may be NaN or Inf (ranked worst); -Inf stops the run.
-Several tells may run at once: each takes the lock file FILE.lock. A tell
-is all or nothing: when a line is bad (not "ID VALUE", an unknown ID, an ID
-already told, twice in the input, or after the run stopped), every bad line
-is reported, nothing of that input is applied, and the exit status is 1, so
-the corrected input can be told again. Every write replaces the state file
-atomically.
+or with a pool of long-lived workers, as many as wanted, on one machine or
+on several sharing the file system:
+
+  hees worker -state run.hees -cmd ./sim
+
+IDs are g<generation>-<row>@<run>, such as g12-3@5f3a9c01: row 3 of
+generation 12 (counted over all restarts) of the run whose identity
+5f3a9c01 hees init drew, so an ID is never reused within a run and a tell
+computed for another run (before hees init -force made a new one in the
+same file) is refused. "hees ask" prints the candidates of the current
+generation whose values have not been told yet, the same ones until they
+are, and nothing once the run has stopped. "hees ask -claim N" prints up
+to N of them that no one else holds and leases them to the caller for
+-lease: an expired lease counts as a failed attempt and makes its candidate
+claimable again. "hees tell" reads "ID VALUE" lines (or one ID VALUE on the
+command line); the generation advances when all its values are in. Values
+may be NaN or Inf (ranked worst); -Inf stops the run. The VALUE "failed"
+reports a failed evaluation: the candidate is claimable again until its
+failed attempts exceed -retries, and then gets the -on-error policy of
+hees init (nan: told NaN; stop: the run stops). A value told by anyone
+completes its candidate, leased or not; telling it again with the same
+value (the same float64) changes nothing and succeeds.
+
+Every command that writes takes the lock file FILE.lock (flock(2); on a
+shared file system the lock must work across machines), and every write
+replaces the state file atomically. Leases are wall-clock times in the
+file: the machines' clocks must agree to well within a lease.
+
+A tell is all or nothing: when a line is bad, every bad line is reported
+and nothing of that input is applied, so the corrected input can be told
+again. Exit status of tell: 0 applied (repeats of a value told before
+included), 1 bad input (not "ID VALUE", an ID of another run, an ID that
+does not exist, an ID twice in the input) or another failure, 2 usage
+error, 3 the run has stopped, 4 a value differs from the one told before
+(the first of 1, 4, 3 that applies). "hees ask -claim" and "hees worker"
+exit with 3 and 0 when the run has stopped.
 
 `
 
@@ -49,34 +78,96 @@ it.
 ` + asktellHelp + `Flags:
 `
 
-const askHelp = `Usage: hees ask -state FILE
+const askHelp = `Usage: hees ask -state FILE [-claim N [-lease DURATION] [-wait]]
 
 Prints the pending candidates of the run in FILE, one per line: the ID,
 then the d coordinates, in the shortest form that reads back to the same
-float64.
+float64. With -claim N, prints up to N candidates that no live lease holds
+and leases them to the caller (under the lock); without -wait it prints
+nothing when all are leased, and with -wait it waits (polling the file,
+from 50 ms up to 2 s apart) until one can be claimed. With -claim, the
+exit status is 3 when the run has stopped.
 
 ` + asktellHelp + `Flags:
 `
 
 const tellHelp = `Usage: hees tell -state FILE < values
+       hees tell -state FILE ID VALUE
 
-Reads "ID VALUE" lines from standard input (blank lines are skipped) and
-records the values in FILE.
+Reads "ID VALUE" lines from standard input (blank lines are skipped), or
+takes one ID and VALUE from the command line, and records the values in
+FILE. VALUE is a number or "failed".
 
 ` + asktellHelp + `Flags:
 `
 
 const statusHelp = `Usage: hees status -state FILE [-json]
 
-Prints the progress of the run in FILE: the strategy, the generation and its
-told and pending values, the evaluations, the best value and point so far
-(including the values told in the current generation), sigma, and whether
-the run has stopped and why. With -json: one JSON object with algo,
-strategy, dim, seed, generation, evals, restarts, told, pending, sigma,
-f_best, x_best and stop_reason ("" while the run goes on).
+Prints the progress of the run in FILE: the strategy, the run's identity,
+the generation and its told, pending and leased values, the evaluations,
+the best value and point so far (including the values told in the current
+generation), sigma, and whether the run has stopped and why. With -json:
+one JSON object with run_id, algo, strategy, dim, seed, generation, evals,
+restarts, told, pending, leased, sigma, f_best, x_best and stop_reason (""
+while the run goes on).
 
 ` + asktellHelp + `Flags:
 `
+
+// Exit statuses of the ask/tell commands besides exitOK, exitFailure and
+// exitUsage.
+const (
+	// exitStopped: the run has stopped (tell of a candidate not told
+	// before, ask -claim, worker never: it exits with exitOK).
+	exitStopped = 3
+	// exitConflict: tell of a value that differs from the one told
+	// before.
+	exitConflict = 4
+)
+
+// Defaults of the pull mode.
+const (
+	// defaultRetries is the default of init -retries. A killed worker
+	// (preemption, a job's time limit) costs its candidates an attempt
+	// that says nothing about the point, so pull mode allows a few.
+	defaultRetries = 3
+	// defaultClaimLease is the default of ask -claim's -lease: nothing
+	// renews it, so it must outlast an evaluation.
+	defaultClaimLease = time.Hour
+	// defaultWorkerLease is the default of worker -lease, which the worker
+	// renews every third of it while it evaluates.
+	defaultWorkerLease = time.Minute
+	// pollMin and pollMax bound the wait between two looks at the state
+	// file of ask -claim -wait and worker when nothing can be claimed.
+	pollMin = 50 * time.Millisecond
+	pollMax = 2 * time.Second
+)
+
+// onErrorFlag is the failure policy of init -on-error.
+type onErrorFlag string
+
+func (o *onErrorFlag) String() string { return string(*o) }
+
+func (o *onErrorFlag) Set(s string) error {
+	if s != session.OnErrorStop && s != session.OnErrorNaN {
+		return fmt.Errorf("want %s or %s", session.OnErrorStop, session.OnErrorNaN)
+	}
+	*o = onErrorFlag(s)
+	return nil
+}
+
+// leaseFlag registers -lease on fs.
+func leaseFlag(fs *flag.FlagSet, def time.Duration, usage string) *time.Duration {
+	return fs.Duration("lease", def, usage)
+}
+
+// checkLease reports a lease that is not positive.
+func checkLease(lease time.Duration) error {
+	if lease <= 0 {
+		return usagef("-lease %v: want a positive duration", lease)
+	}
+	return nil
+}
 
 // missingState returns the usageError of a state file that does not
 // exist.
@@ -122,6 +213,9 @@ func runInit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.Var(&maxEvals, "max-evals", "evaluation budget `N`: the run stops before a generation that would exceed it (0: none)")
 	fs.Var(&target, "target", "stop after a generation with a value at most `F`, or none")
 	force := fs.Bool("force", false, "replace an existing state file")
+	retries := fs.Int("retries", defaultRetries, "a candidate may fail (told \"failed\", or its lease expired) `N` times and be claimed again before -on-error applies")
+	onError := onErrorFlag(session.OnErrorStop)
+	fs.Var(&onError, "on-error", "`POLICY` for a candidate that failed more than -retries times: stop (the run stops) or nan (it is told NaN, ranked worst)")
 	if status, done := parseFlags(fs, args, initHelp, stdout, stderr); done {
 		return status
 	}
@@ -131,6 +225,9 @@ func runInit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if !given(fs)["d"] {
 		return report(stderr, name, usagef("-d D is required"))
+	}
+	if *retries < 0 || *retries > session.MaxRetries {
+		return report(stderr, name, usagef("-retries %d: want 0 to %d", *retries, session.MaxRetries))
 	}
 	if err := checkDim(*dim); err != nil {
 		return report(stderr, name, err)
@@ -143,7 +240,12 @@ func runInit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return report(stderr, name, &usageError{err.Error()})
 	}
-	ss, err := session.New(sf.algo, sf.restarts, sf.seed, s, maxEvals.n, target.value)
+	runID, err := session.NewRunID(rand.Reader)
+	if err != nil {
+		return report(stderr, name, err)
+	}
+	ss, err := session.New(session.Settings{RunID: runID, Algo: sf.algo, Restarts: sf.restarts, Seed: sf.seed,
+		MaxEvals: maxEvals.n, Target: target.value, Retries: *retries, OnError: string(onError)}, s)
 	if err != nil {
 		return report(stderr, name, err)
 	}
@@ -167,11 +269,29 @@ func runAsk(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	const name = "hees ask"
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	path := stateFlag(fs)
+	claim := fs.Int("claim", 0, "claim up to `N` candidates that no live lease holds, and lease them")
+	lease := leaseFlag(fs, defaultClaimLease, "with -claim, lease the candidates for `DURATION` (it must outlast their evaluation)")
+	wait := fs.Bool("wait", false, "with -claim, wait until a candidate can be claimed or the run stops")
 	if status, done := parseFlags(fs, args, askHelp, stdout, stderr); done {
 		return status
 	}
 	if err := requireState(*path); err != nil {
 		return report(stderr, name, err)
+	}
+	set := given(fs)
+	switch {
+	case *claim < 0 || (set["claim"] && *claim == 0):
+		return report(stderr, name, usagef("-claim %d: want at least 1", *claim))
+	case (set["lease"] || *wait) && !set["claim"]:
+		return report(stderr, name, usagef("-lease and -wait need -claim N"))
+	}
+	if err := checkLease(*lease); err != nil {
+		return report(stderr, name, err)
+	}
+	if *claim > 0 {
+		ctx, stop := signalContext()
+		defer stop()
+		return askClaim(ctx, *path, *claim, *lease, *wait, stdout, stderr)
 	}
 	// No lock: a state file is replaced atomically, so this reads one
 	// complete version of it.
@@ -196,20 +316,208 @@ func runAsk(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
+// claimed is a candidate leased by a claim.
+type claimed struct {
+	id session.ID
+	x  []float64
+}
+
+// claimState claims up to n candidates of the state file at path under
+// its lock, after applying the told line (nil: none), and returns them,
+// the stop of the run ("" while it goes on), and the problems of the told
+// line.
+func claimState(ctx context.Context, path string, told []session.Line, n int, lease time.Duration) ([]claimed, es.Reason, []session.BadLine, error) {
+	var (
+		got    []claimed
+		reason es.Reason
+		bad    []session.BadLine
+	)
+	err := session.WithLock(ctx, path, func() error {
+		ss, err := loadSession(path)
+		if err != nil {
+			return err
+		}
+		if len(told) > 0 {
+			var t session.Told
+			t, bad = ss.Check(told)
+			if blocking(bad) == exitOK {
+				if err := ss.Apply(t); err != nil {
+					return err
+				}
+			}
+		}
+		now := time.Now()
+		expired, err := ss.Expire(now)
+		if err != nil {
+			return err
+		}
+		rows, err := ss.Claim(now, n, lease)
+		if err != nil {
+			return err
+		}
+		for _, row := range rows {
+			got = append(got, claimed{ss.ID(row), slices.Clone(ss.Candidate(row))})
+		}
+		reason = ss.File.Stop
+		if len(told) == 0 && len(rows) == 0 && expired == 0 {
+			return nil // nothing changed
+		}
+		return ss.Save(path)
+	})
+	return got, reason, bad, err
+}
+
+// askClaim is ask -claim.
+func askClaim(ctx context.Context, path string, n int, lease time.Duration, wait bool, stdout, stderr io.Writer) int {
+	const name = "hees ask"
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return report(stderr, name, missingState(path)) // before the lock creates STATE.lock
+	}
+	var poll poller
+	for {
+		got, reason, _, err := claimState(ctx, path, nil, n, lease)
+		if err != nil {
+			return report(stderr, name, err)
+		}
+		if len(got) > 0 {
+			out := bufio.NewWriter(stdout)
+			for _, c := range got {
+				fmt.Fprintf(out, "%s %s\n", c.id, formatPoint(c.x))
+			}
+			if err := out.Flush(); err != nil {
+				return report(stderr, name, err)
+			}
+			return exitOK
+		}
+		if reason != "" {
+			fmt.Fprintf(stderr, "%s: the run has stopped (%s); nothing to evaluate\n", name, reason)
+			return exitStopped
+		}
+		if !wait {
+			return exitOK
+		}
+		if err := poll.wait(ctx, path); err != nil {
+			return report(stderr, name, err)
+		}
+	}
+}
+
+// poller waits, without the lock, for the state file to offer a candidate
+// to claim, or to record a stop: it looks at the file from pollMin to
+// pollMax apart (doubling while it does not change, and never past the
+// next lease expiry), reading it only when it has changed.
+type poller struct {
+	backoff time.Duration
+	last    os.FileInfo
+}
+
+// wait returns when a claim may find a candidate or the run has stopped,
+// or with ctx's error.
+func (p *poller) wait(ctx context.Context, path string) error {
+	if p.backoff == 0 {
+		p.backoff = pollMin
+	}
+	var expiry time.Time
+	for {
+		delay := p.backoff
+		if !expiry.IsZero() {
+			delay = min(delay, max(time.Until(expiry), 0))
+		}
+		timer := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return fmt.Errorf("waiting for a candidate: %w", ctx.Err())
+		case <-timer.C:
+		}
+		p.backoff = min(2*p.backoff, pollMax)
+		info, err := openStat(path)
+		if err != nil {
+			return err
+		}
+		changed := p.last == nil || !os.SameFile(info, p.last) || !info.ModTime().Equal(p.last.ModTime())
+		if !changed && (expiry.IsZero() || time.Now().Before(expiry)) {
+			continue
+		}
+		p.last = info
+		ss, err := loadSession(path)
+		if err != nil {
+			return err
+		}
+		now := time.Now()
+		if ss.File.Stop != "" || ss.Claimable(now) > 0 {
+			p.backoff = pollMin
+			return nil
+		}
+		if changed {
+			p.backoff = pollMin // the run moves: look again soon
+		}
+		expiry, _ = ss.NextExpiry(now)
+	}
+}
+
+// openStat returns the FileInfo of the file at path through an open file:
+// on NFS, opening revalidates the cached attributes (close-to-open
+// consistency), which a stat alone may not do for up to a minute.
+func openStat(path string) (os.FileInfo, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.Stat()
+}
+
+// blocking returns the exit status that the problems of a tell call for:
+// exitOK when it can be applied (repeats and ignored lines only), else
+// the first of exitFailure (bad input), exitConflict and exitStopped that
+// applies.
+func blocking(bad []session.BadLine) int {
+	status := exitOK
+	for _, b := range bad {
+		switch {
+		case b.Problem == session.BadInput:
+			return exitFailure
+		case b.Problem == session.Conflict:
+			status = exitConflict
+		case b.Problem == session.Stopped && status == exitOK:
+			status = exitStopped
+		}
+	}
+	return status
+}
+
 // runTell is the tell command.
 func runTell(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	const name = "hees tell"
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	path := stateFlag(fs)
+	// The operands start at the ID, so that a VALUE such as -2.5 is not
+	// taken for a flag.
+	var operands []string
+	for i, a := range args {
+		if _, ok := session.ParseID(a); ok {
+			args, operands = args[:i], args[i:]
+			break
+		}
+	}
 	if status, done := parseFlags(fs, args, tellHelp, stdout, stderr); done {
 		return status
 	}
 	if err := requireState(*path); err != nil {
 		return report(stderr, name, err)
 	}
+	in := stdin
+	switch len(operands) {
+	case 0:
+	case 2:
+		in = strings.NewReader(operands[0] + " " + operands[1] + "\n")
+	default:
+		return report(stderr, name, usagef("give ID VALUE after the flags, or lines \"ID VALUE\" on standard input"))
+	}
 	// The whole input is read before the lock is taken, so that a slow
 	// writer does not hold up the other tells.
-	lines, bad, err := session.ReadTold(stdin)
+	lines, bad, err := session.ReadTold(in)
 	if err != nil {
 		return report(stderr, name, fmt.Errorf("reading standard input: %w", err))
 	}
@@ -224,11 +532,11 @@ func runTell(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if err != nil {
 			return err
 		}
-		values, invalid := ss.Check(lines)
-		if bad = append(bad, invalid...); len(bad) > 0 || len(values) == 0 {
+		told, invalid := ss.Check(lines)
+		if bad = append(bad, invalid...); blocking(bad) != exitOK || len(told.Values)+len(told.Failed) == 0 {
 			return nil // nothing to apply, or bad lines: apply nothing
 		}
-		if err := ss.Apply(values); err != nil {
+		if err := ss.Apply(told); err != nil {
 			return err
 		}
 		return ss.Save(*path)
@@ -236,15 +544,28 @@ func runTell(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return report(stderr, name, err)
 	}
-	if len(bad) > 0 {
-		slices.SortFunc(bad, func(a, b session.BadLine) int { return a.Line - b.Line })
-		for _, b := range bad {
-			fmt.Fprintf(stderr, "%s: line %d: %s\n", name, b.Line, b.Msg)
+	return reportTold(name, bad, stderr)
+}
+
+// reportTold writes the problems of a tell on stderr, in line order (a
+// repeat is not one), and returns the tell's exit status.
+func reportTold(name string, bad []session.BadLine, stderr io.Writer) int {
+	slices.SortFunc(bad, func(a, b session.BadLine) int { return a.Line - b.Line })
+	n := 0
+	for _, b := range bad {
+		if b.Problem == session.Repeat {
+			continue
 		}
-		fmt.Fprintf(stderr, "%s: nothing was applied (%d bad line%s)\n", name, len(bad), plural(len(bad)))
-		return exitFailure
+		fmt.Fprintf(stderr, "%s: line %d: %s\n", name, b.Line, b.Msg)
+		if b.Problem != session.Ignored {
+			n++
+		}
 	}
-	return exitOK
+	status := blocking(bad)
+	if status != exitOK {
+		fmt.Fprintf(stderr, "%s: nothing was applied (%d bad line%s)\n", name, n, plural(n))
+	}
+	return status
 }
 
 // plural returns "s" unless n is 1.
@@ -257,6 +578,7 @@ func plural(n int) string {
 
 // statusReport is the -json output of hees status.
 type statusReport struct {
+	RunID      string      `json:"run_id"`
 	Algo       string      `json:"algo"`
 	Strategy   string      `json:"strategy"`
 	Dim        int         `json:"dim"`
@@ -266,6 +588,7 @@ type statusReport struct {
 	Restarts   int         `json:"restarts"`
 	Told       int         `json:"told"`
 	Pending    int         `json:"pending"`
+	Leased     int         `json:"leased"`
 	Sigma      jsonFloat   `json:"sigma"`
 	FBest      jsonFloat   `json:"f_best"`
 	XBest      []jsonFloat `json:"x_best"`
@@ -290,14 +613,16 @@ func runStatus(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	x, f := ss.Best()
 	rep := statusReport{
+		RunID:      ss.File.RunID,
 		Algo:       ss.File.Algo,
 		Strategy:   ss.Strategy().Name(),
 		Dim:        ss.Strategy().Dim(),
 		Seed:       ss.File.Seed,
 		Generation: ss.Strategy().Generation(),
-		Evals:      ss.Strategy().Evals(),
+		Evals:      ss.Evals(),
 		Told:       ss.NumTold(),
 		Pending:    ss.Rows() - ss.NumTold(),
+		Leased:     ss.Leased(time.Now()),
 		Sigma:      jsonFloat(ss.Strategy().Sigma()),
 		FBest:      jsonFloat(f),
 		StopReason: ss.File.Stop,
@@ -322,8 +647,8 @@ func runStatus(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if x != nil {
 		bestX = formatPoint(x)
 	}
-	fmt.Fprintf(stdout, "strategy     %s, seed %d, d = %d\n", rep.Strategy, rep.Seed, rep.Dim)
-	fmt.Fprintf(stdout, "generation   %d: %d told, %d pending\n", rep.Generation, rep.Told, rep.Pending)
+	fmt.Fprintf(stdout, "strategy     %s, seed %d, d = %d, run %s\n", rep.Strategy, rep.Seed, rep.Dim, rep.RunID)
+	fmt.Fprintf(stdout, "generation   %d: %d told, %d pending (%d leased)\n", rep.Generation, rep.Told, rep.Pending, rep.Leased)
 	fmt.Fprintf(stdout, "evaluations  %d", rep.Evals)
 	if rep.Restarts > 0 {
 		fmt.Fprintf(stdout, ", %d restarts", rep.Restarts)

@@ -87,15 +87,25 @@ func savedStrategy(t *testing.T, path string) []byte {
 	return f.Strategy
 }
 
+// runID returns the identity of the run in the state file at path.
+func runID(t *testing.T, path string) string {
+	t.Helper()
+	id, _ := status(t, path)["run_id"].(string)
+	if len(id) != 8 {
+		t.Fatalf("status gives the run identity %q", id)
+	}
+	return id
+}
+
 // checkCandidates checks that the candidates of hees ask are the rows of
-// the library's population, bit for bit, with the IDs g<gen>-<row>.
-func checkCandidates(t *testing.T, cands []candidate, pop *linalg.Dense, gen int) {
+// the library's population, bit for bit, with the IDs g<gen>-<row>@run.
+func checkCandidates(t *testing.T, cands []candidate, pop *linalg.Dense, gen int, run string) {
 	t.Helper()
 	if rows, _ := pop.Dims(); len(cands) != rows {
 		t.Fatalf("generation %d: ask printed %d candidates, the library asks %d", gen, len(cands), rows)
 	}
 	for row, c := range cands {
-		if want := fmt.Sprintf("g%d-%d", gen, row); c.id != want {
+		if want := fmt.Sprintf("g%d-%d@%s", gen, row, run); c.id != want {
 			t.Fatalf("ID %q, want %q", c.id, want)
 		}
 		for j, v := range pop.RawRow(row) {
@@ -131,12 +141,13 @@ func TestAskTellConcurrentProcesses(t *testing.T) {
 		t.Fatal(err)
 	}
 	var pop linalg.Dense
+	run := runID(t, path)
 	for gen := range generations {
 		cands := askAll(t, path)
 		if err := lib.Ask(&pop); err != nil {
 			t.Fatal(err)
 		}
-		checkCandidates(t, cands, &pop, gen)
+		checkCandidates(t, cands, &pop, gen, run)
 		values := make([]float64, len(cands))
 		shares := make([]strings.Builder, procs)
 		for row, c := range cands {
@@ -255,8 +266,10 @@ func mustDim(t *testing.T, args []string) int {
 }
 
 // TestTellAllOrNothing checks that a tell with a bad line applies nothing
-// and names every bad line, that good values can then be told, and that
-// an ID cannot be told twice.
+// and names every bad line, that good values can then be told, that
+// telling an ID again with the same value succeeds and with another value
+// fails with its own exit status, and that the messages tell an ID that
+// never existed from one told before.
 func TestTellAllOrNothing(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "run.hees")
 	mustCLI(t, "", "init", "-state", path, "-d", "3", "-seed", "5")
@@ -264,16 +277,21 @@ func TestTellAllOrNothing(t *testing.T) {
 	if len(cands) != 7 {
 		t.Fatalf("%d candidates, want 2*3+1 = 7 for hees in 3-D", len(cands))
 	}
-	code, _, errOut := cli("g0-0 1\ng0-1 2\n\ng0-2 x\ng0-1 3\ng0-7 1\ng1-0 1\nh0-1 1\ng0-3 1 2\ng00-3 1\n", "tell", "-state", path)
-	wantErr := `hees tell: line 4: g0-2: "x" is not a number
-hees tell: line 5: g0-1 is also on line 2
-hees tell: line 6: unknown ID g0-7 (generation 0 has rows 0 to 6)
-hees tell: line 7: unknown ID g1-0 (the current generation is 0)
-hees tell: line 8: "h0-1" is not an ID (IDs look like g12-3)
+	run := runID(t, path)
+	r := strings.NewReplacer("@R", "@"+run)
+	code, _, errOut := cli(r.Replace("g0-0@R 1\ng0-1@R 2\n\ng0-2@R x\ng0-1@R 3\ng0-7@R 1\ng1-0@R 1\nh0-1@R 1\ng0-3@R 1 2\ng00-3@R 1\ng0-3 1\ng0-3@0000aaaa 1\n"), "tell", "-state", path)
+	wantErr := r.Replace(`hees tell: line 4: g0-2@R: "x" is not a number
+hees tell: line 5: g0-1@R is also on line 2
+hees tell: line 6: g0-7@R does not exist (generation 0 has rows 0 to 6)
+hees tell: line 7: g1-0@R does not exist (the current generation is 0)
+hees tell: line 8: "h0-1@R" is not an ID (IDs look like g12-3@5f3a9c01)
 hees tell: line 9: want "ID VALUE", got 3 fields
-hees tell: line 10: "g00-3" is not an ID (IDs look like g12-3)
-hees tell: nothing was applied (7 bad lines)
-`
+hees tell: line 10: "g00-3@R" is not an ID (IDs look like g12-3@5f3a9c01)
+hees tell: line 11: "g0-3" is not an ID (IDs look like g12-3@5f3a9c01)
+hees tell: line 12: g0-3@0000aaaa belongs to another run (this state file holds run R)
+hees tell: nothing was applied (9 bad lines)
+`)
+	wantErr = strings.Replace(wantErr, "holds run R)", "holds run "+run+")", 1)
 	if code != exitFailure || errOut != wantErr {
 		t.Fatalf("exit %d, stderr:\n%s\nwant exit 1 and:\n%s", code, errOut, wantErr)
 	}
@@ -285,29 +303,71 @@ hees tell: nothing was applied (7 bad lines)
 	}
 
 	// Row 4 gets the lowest value: status reports it as the best so far
-	// although the generation is not complete.
-	mustCLI(t, "g0-4 -2.5\ng0-0 1e400\n", "tell", "-state", path)
+	// although the generation is not complete. ID VALUE may be operands.
+	mustCLI(t, r.Replace("g0-0@R 1e400\n"), "tell", "-state", path)
+	mustCLI(t, "", "tell", "-state", path, cands[4].id, "-2.5")
 	st := status(t, path)
 	if st["told"] != 2.0 || st["pending"] != 5.0 || st["f_best"] != -2.5 || fmt.Sprint(st["x_best"]) != fmt.Sprint(cands[4].x) {
 		t.Fatalf("after telling 2 values: %v", st)
 	}
-	if left := askAll(t, path); len(left) != 5 || left[0].id != "g0-1" || left[3].id != "g0-5" {
+	if left := askAll(t, path); len(left) != 5 || left[0].id != "g0-1@"+run || left[3].id != "g0-5@"+run {
 		t.Fatalf("ask after telling g0-0 and g0-4: %v", left)
 	}
-	code, _, errOut = cli("g0-1 1\ng0-4 7\n", "tell", "-state", path)
-	if code != exitFailure || !strings.Contains(errOut, "line 2: g0-4 was already told\n") {
-		t.Fatalf("telling g0-4 again: exit %d, stderr %q", code, errOut)
+	// The same value again (1e400 reads as +Inf): applied quietly.
+	if code, _, errOut := cli(r.Replace("g0-4@R -2.5\ng0-0@R +Inf\ng0-1@R 1\n"), "tell", "-state", path); code != exitOK || errOut != "" {
+		t.Fatalf("telling the same values again: exit %d, stderr %q", code, errOut)
 	}
-	mustCLI(t, "g0-1 1\ng0-2 2\ng0-3 3\ng0-5 5\ng0-6 NaN\n", "tell", "-state", path)
+	code, _, errOut = cli(r.Replace("g0-2@R 2\ng0-4@R 7\n"), "tell", "-state", path)
+	if code != exitConflict || !strings.Contains(errOut, r.Replace("line 2: g0-4@R was told -2.5 before; 7 differs\n")) {
+		t.Fatalf("telling g0-4 another value: exit %d, stderr %q", code, errOut)
+	}
+	if code, _, errOut = cli("", "tell", "-state", path, cands[4].id, "-0x1.4p1"); code != exitOK || errOut != "" {
+		t.Fatalf("telling -2.5 as -0x1.4p1: exit %d, stderr %q", code, errOut)
+	}
+	mustCLI(t, r.Replace("g0-2@R 2\ng0-3@R 3\ng0-5@R 5\ng0-6@R NaN\n"), "tell", "-state", path)
 	if st := status(t, path); st["generation"] != 1.0 || st["evals"] != 7.0 || st["told"] != 0.0 {
 		t.Fatalf("after the whole generation: %v", st)
 	}
-	code, _, errOut = cli("g0-1 1\n", "tell", "-state", path)
-	if code != exitFailure || !strings.Contains(errOut, "g0-1 was already told (generation 0 is complete)") {
-		t.Fatalf("telling a past generation: exit %d, stderr %q", code, errOut)
+	// A past generation: the same value succeeds, another is a conflict,
+	// a failure is ignored, a row it never had does not exist.
+	if code, _, errOut = cli(r.Replace("g0-1@R 1\ng0-6@R nan\n"), "tell", "-state", path); code != exitOK || errOut != "" {
+		t.Fatalf("telling a past generation again: exit %d, stderr %q", code, errOut)
+	}
+	code, _, errOut = cli(r.Replace("g0-1@R 1.5\n"), "tell", "-state", path)
+	if code != exitConflict || !strings.Contains(errOut, r.Replace("g0-1@R was told 1 before; 1.5 differs")) {
+		t.Fatalf("telling a past generation another value: exit %d, stderr %q", code, errOut)
+	}
+	code, _, errOut = cli(r.Replace("g0-1@R failed\n"), "tell", "-state", path)
+	if code != exitOK || errOut != r.Replace("hees tell: line 1: g0-1@R: the failure is ignored, the candidate was told 1\n") {
+		t.Fatalf("telling a failure of a told candidate: exit %d, stderr %q", code, errOut)
+	}
+	code, _, errOut = cli(r.Replace("g0-7@R 1\n"), "tell", "-state", path)
+	if code != exitFailure || !strings.Contains(errOut, r.Replace("g0-7@R does not exist (generation 0 had rows 0 to 6)")) {
+		t.Fatalf("telling a row generation 0 never had: exit %d, stderr %q", code, errOut)
 	}
 	if code, _, errOut = cli("\n \n", "tell", "-state", path); code != exitOK || errOut != "" {
 		t.Fatalf("empty tell: exit %d, stderr %q", code, errOut)
+	}
+	for _, args := range [][]string{{"g1-0@" + run}, {"g1-0@" + run, "1", "2"}} {
+		if code, _, errOut = cli("", append([]string{"tell", "-state", path}, args...)...); code != exitUsage {
+			t.Errorf("tell %q: exit %d, stderr %q; want a usage error", args, code, errOut)
+		}
+	}
+}
+
+// TestTellAfterInitForce checks that after hees init -force, a value
+// computed for the old run in the same file is refused.
+func TestTellAfterInitForce(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "run.hees")
+	mustCLI(t, "", "init", "-state", path, "-d", "2")
+	old := askAll(t, path)[0].id
+	mustCLI(t, "", "init", "-state", path, "-d", "2", "-force")
+	code, _, errOut := cli("", "tell", "-state", path, old, "-5")
+	if code != exitFailure || !strings.Contains(errOut, old+" belongs to another run (this state file holds run "+runID(t, path)+")") {
+		t.Fatalf("telling an ID of the old run: exit %d, stderr %q", code, errOut)
+	}
+	if st := status(t, path); st["told"] != 0.0 {
+		t.Fatalf("the old run's value was applied: %v", st)
 	}
 }
 
@@ -341,8 +401,9 @@ func TestAskTellStops(t *testing.T) {
 		if code != exitOK || out != "" || errOut != fmt.Sprintf("hees ask: the run has stopped (%s); nothing to evaluate\n", c.reason) {
 			t.Errorf("%v: ask after the stop: exit %d, stdout %q, stderr %q", c.args, code, out, errOut)
 		}
-		code, _, errOut = cli("g1-0 1\n", "tell", "-state", path)
-		if code != exitFailure || !strings.Contains(errOut, fmt.Sprintf("g1-0: the run has stopped (%s)", c.reason)) {
+		id := "g1-0@" + runID(t, path)
+		code, _, errOut = cli(id+" 1\n", "tell", "-state", path)
+		if code != exitStopped || !strings.Contains(errOut, fmt.Sprintf("%s: the run has stopped (%s)", id, c.reason)) {
 			t.Errorf("%v: tell after the stop: exit %d, stderr %q", c.args, code, errOut)
 		}
 		human := mustCLI(t, "", "status", "-state", path)
@@ -366,7 +427,7 @@ func TestInitAndFiles(t *testing.T) {
 		t.Errorf("after init -force: %v", st)
 	}
 	human := mustCLI(t, "", "status", "-state", path)
-	want := "strategy     hees, seed 1, d = 4\ngeneration   0: 0 told, 9 pending\nevaluations  0\n" +
+	want := "strategy     hees, seed 1, d = 4, run " + runID(t, path) + "\ngeneration   0: 0 told, 9 pending (0 leased)\nevaluations  0\n" +
 		"best value   +Inf\nbest x       none (no value below +Inf)\nsigma        2\nstate        running\n"
 	if human != want {
 		t.Errorf("status:\n%s\nwant:\n%s", human, want)

@@ -16,6 +16,15 @@ const (
 	lockMaxBackoff = 50 * time.Millisecond
 )
 
+// ErrLockUnsupported is wrapped by the error of Lock when the file system
+// of the lock file refuses flock(2) locks. Every process that shares the
+// file, on every machine, must see the same locks: a local file system; NFS
+// with its lock manager (NFSv4, or v3 with lockd, not mounted with nolock
+// or local_lock=all/flock, which keep locks on one machine); Lustre mounted
+// with -o flock (localflock locks one node only, and no error says so);
+// BeeGFS with tuneUseGlobalFileLocks.
+var ErrLockUnsupported = errors.New("the file system refuses flock(2) locks; put the file on one that supports them across every machine that uses it (a local disk; NFS with a lock manager; Lustre mounted with -o flock)")
+
 // Lock takes an exclusive lock on the lock file at path, creating the file
 // if needed, and returns the function that releases it.
 //
@@ -36,7 +45,8 @@ const (
 // unlock releases the lock and closes the file; calling it a second time
 // returns an error. Lock is implemented with flock(2) on Linux, macOS and
 // the BSDs; elsewhere it returns an error that says locks are unsupported
-// and wraps errors.ErrUnsupported.
+// and wraps errors.ErrUnsupported. A file system that refuses the lock is
+// an error wrapping ErrLockUnsupported, at once: Lock does not wait for it.
 func Lock(ctx context.Context, path string) (unlock func() error, err error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("atomicfile: lock %s: %w", path, err)

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -208,5 +209,31 @@ func TestLockReleasedWhenHolderKilled(t *testing.T) {
 	}
 	if err := unlock(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestLockRefusedByFileSystem plays a file system that refuses flock(2)
+// (ENOLCK, as NFS without a lock manager, and EOPNOTSUPP): Lock fails at
+// once with an error naming the file and what the file system must
+// provide, and does not wait for the context.
+func TestLockRefusedByFileSystem(t *testing.T) {
+	for _, errno := range []syscall.Errno{syscall.ENOLCK, syscall.EOPNOTSUPP} {
+		real := flock
+		flock = func(fd, how int) error { return errno }
+		lockPath := filepath.Join(t.TempDir(), "run.lock")
+		start := time.Now()
+		unlock, err := Lock(context.Background(), lockPath)
+		flock = real
+		if err == nil {
+			unlock()
+			t.Fatalf("%v: Lock succeeded", errno)
+		}
+		if !errors.Is(err, ErrLockUnsupported) || !strings.Contains(err.Error(), lockPath) || !strings.Contains(err.Error(), errno.Error()) ||
+			!strings.Contains(err.Error(), "across every machine") {
+			t.Errorf("%v: got %v, want ErrLockUnsupported naming the file and the cause", errno, err)
+		}
+		if waited := time.Since(start); waited > time.Second {
+			t.Errorf("%v: Lock took %v to fail", errno, waited)
+		}
 	}
 }

@@ -46,11 +46,11 @@ func TestReadToldBounded(t *testing.T) {
 		in   *repeatReader
 		want string
 	}{
-		{"one long line", &repeatReader{prefix: "g0-0 ", line: "1", size: size}, "line 1: longer than 1048576 bytes"},
-		{"long second line", &repeatReader{prefix: "g0-0 1\n\ng0-1 ", line: "9", size: size}, "line 3: longer than"},
-		{"duplicates", &repeatReader{line: "g0-0 1\n", size: size}, "line 2097153: more lines than a generation has points"},
-		{"bad lines", &repeatReader{prefix: "g0-0 1\n", line: "g0-0 x\n", size: size},
-			`line 102: more than 100 bad lines, stopped reading; the first is line 2: g0-0: "x" is not a number`},
+		{"one long line", &repeatReader{prefix: "g0-0@0123abcd ", line: "1", size: size}, "line 1: longer than 1048576 bytes"},
+		{"long second line", &repeatReader{prefix: "g0-0@0123abcd 1\n\ng0-1@0123abcd ", line: "9", size: size}, "line 3: longer than"},
+		{"duplicates", &repeatReader{line: "g0-0@0123abcd 1\n", size: size}, "line 2097153: more lines than a generation has points"},
+		{"bad lines", &repeatReader{prefix: "g0-0@0123abcd 1\n", line: "g0-0@0123abcd x\n", size: size},
+			`line 102: more than 100 bad lines, stopped reading; the first is line 2: g0-0@0123abcd: "x" is not a number`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var before, after runtime.MemStats
@@ -67,7 +67,7 @@ func TestReadToldBounded(t *testing.T) {
 	}
 
 	// At the bounds: 100 bad lines are returned as such.
-	lines, bad, err := ReadTold(strings.NewReader("g0-0 1\n" + strings.Repeat("x\n", maxBadLines)))
+	lines, bad, err := ReadTold(strings.NewReader("g0-0@0123abcd 1\n" + strings.Repeat("x\n", maxBadLines)))
 	if err != nil || len(lines) != 1 || len(bad) != maxBadLines || bad[maxBadLines-1].Line != maxBadLines+1 {
 		t.Errorf("100 bad lines: %d lines, %d bad, error %v", len(lines), len(bad), err)
 	}

@@ -15,7 +15,7 @@
 //
 // The magic's first byte has the high bit set and its \r\n catches a
 // transfer that rewrote line endings, as in PNG's signature. The kind names
-// what the payload is (such as "ask-tell/v1"), so a file of another kind is
+// what the payload is (such as "ask-tell/v2"), so a file of another kind is
 // refused before its payload is read.
 //
 // # Errors
