@@ -24,6 +24,7 @@ import (
 
 	"github.com/hees-dev/hees/es"
 	"github.com/hees-dev/hees/internal/atomicfile"
+	"github.com/hees-dev/hees/internal/runlog"
 	"github.com/hees-dev/hees/internal/session"
 	"github.com/hees-dev/hees/internal/statefile"
 	"github.com/hees-dev/hees/objectives"
@@ -56,6 +57,7 @@ type Settings struct {
 	EvalTimeout time.Duration `json:"eval_timeout"`
 	Trace       string        `json:"trace,omitempty"` // "": no trace
 	TraceEvery  int           `json:"trace_every"`
+	Log         string        `json:"log,omitempty"` // "": no evaluation log
 }
 
 // File is the payload of a checkpoint: what hees resume needs to continue a
@@ -141,8 +143,9 @@ func lockCheckpoint(ctx context.Context, path string) (func() error, error) {
 }
 
 // Create starts the checkpoints of a new run of s with the settings rs at
-// path, which must not exist, and writes the first one.
-func Create(ctx context.Context, path string, every int, rs *Settings, s es.Strategy) (*Writer, error) {
+// path, which must not exist, and writes the first one. With a trace, the
+// trace file starts with the comment lines of traceMeta.
+func Create(ctx context.Context, path string, every int, rs *Settings, s es.Strategy, traceMeta []runlog.Field) (*Writer, error) {
 	if dir, err := os.Stat(filepath.Dir(path)); err != nil || !dir.IsDir() {
 		return nil, fmt.Errorf("-checkpoint %s: no directory %s to write it in", path, filepath.Dir(path))
 	}
@@ -165,7 +168,7 @@ func Create(ctx context.Context, path string, every int, rs *Settings, s es.Stra
 		return nil, err
 	}
 	if rs.Trace != "" {
-		header := traceHeader()
+		header := append(runlog.Comment(traceMeta), traceHeader()...)
 		if err := atomicfile.WriteFile(rs.Trace, header, 0o644); err != nil {
 			c.Close()
 			return nil, fmt.Errorf("writing the trace: %w", err)
@@ -235,7 +238,6 @@ func read(path string) (*State, error) {
 // checkpoint, removing the rows of generations after it.
 func (c *Writer) restoreTrace() error {
 	path, size := c.file.Run.Trace, c.file.TraceBytes
-	header := traceHeader()
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if err != nil {
 		return fmt.Errorf("the trace of the run: %w", err)
@@ -245,8 +247,8 @@ func (c *Writer) restoreTrace() error {
 	if err != nil {
 		return fmt.Errorf("the trace of the run: %w", err)
 	}
-	head := make([]byte, len(header))
-	if _, err := io.ReadFull(f, head); err != nil || info.Size() < size || !bytes.Equal(head, header) {
+	header, err := runlog.ReadHeader(f)
+	if err != nil || info.Size() < size || header+"\n" != string(traceHeader()) {
 		return fmt.Errorf("the trace %s is not the one of the checkpoint (it has %d bytes, the checkpoint %d bytes of it); was it changed?",
 			path, info.Size(), size)
 	}
@@ -347,11 +349,10 @@ func (c *Writer) AppendTrace() error {
 		return nil
 	}
 	var buf bytes.Buffer
-	rows := es.Trace{Rows: c.trace.Rows[c.traceRows:]}
-	if err := rows.WriteCSV(&buf); err != nil {
+	if err := c.trace.WriteCSVRows(&buf, c.traceRows); err != nil {
 		return err
 	}
-	data := buf.Bytes()[len(traceHeader()):]
+	data := buf.Bytes()
 	f, err := os.OpenFile(c.file.Run.Trace, os.O_WRONLY, 0)
 	if err != nil {
 		return err

@@ -46,6 +46,7 @@ type traceColumn struct {
 func Read(data []byte) (*Trace, error) {
 	r := csv.NewReader(bytes.NewReader(data))
 	r.ReuseRecord = true
+	r.Comment = '#' // the lines that describe the run
 	header, err := r.Read()
 	if err == io.EOF {
 		return nil, errors.New("empty file, want a CSV header such as hees run -trace writes")
