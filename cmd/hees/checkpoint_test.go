@@ -494,14 +494,7 @@ func TestCheckpointAtomic(t *testing.T) {
 		t.Errorf("the reader saw %d versions of the checkpoint in %d reads; want several", gens, reads)
 	}
 	t.Logf("%d reads saw %d of the %v generations", reads, gens, rep["generations"])
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range entries {
-		names = append(names, e.Name())
-	}
+	names := dirNames(t, dir)
 	if strings.Join(names, " ") != "run.hees run.hees.lock" {
 		t.Errorf("files left in the directory: %q, want the checkpoint and its lock", names)
 	}

@@ -273,6 +273,14 @@ func TestRunWorkerIndex(t *testing.T) {
 	dir := t.TempDir()
 	setObjectiveEnv(t, "sphere", "HEES_TEST_WORKER_DIR="+dir)
 	runJSON(t, "-cmd", selfCommand(t), "-d", "3", "-max-evals", "50", "-workers", "3")
+	if names, want := dirNames(t, dir), []string{"worker-0", "worker-1", "worker-2"}; !slices.Equal(names, want) {
+		t.Errorf("the programs saw HEES_WORKER as %q, want %q", names, want)
+	}
+}
+
+// dirNames returns the names in the directory dir, sorted.
+func dirNames(t *testing.T, dir string) []string {
+	t.Helper()
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -281,7 +289,5 @@ func TestRunWorkerIndex(t *testing.T) {
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
-	if want := []string{"worker-0", "worker-1", "worker-2"}; !slices.Equal(names, want) {
-		t.Errorf("the programs saw HEES_WORKER as %q, want %q", names, want)
-	}
+	return names
 }
