@@ -230,7 +230,7 @@ func BenchmarkTrace(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				trace := &Trace{Interval: DefaultTraceInterval(s, h != nil)}
+				trace := &Trace{Interval: DefaultTraceInterval(d, s.PopulationSize(), h != nil)}
 				f := make([]float64, s.PopulationSize())
 				for range 4 * trace.Interval {
 					start := time.Now()

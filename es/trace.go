@@ -196,12 +196,13 @@ func appendCell(buf []byte, v float64, set bool) []byte {
 }
 
 // DefaultTraceInterval is the Trace.Interval that keeps the matrix columns
-// of a trace of s at about a tenth of the run's time or less, at any
-// dimension d. A row with them costs O(d^3) (C = A A^T, its eigenvalues and
+// of a trace at about a tenth of the run's time or less, at any dimension
+// d, for a strategy whose generations have lambda candidates (its
+// PopulationSize); hessian says that the trace has Options.Hessian. A row
+// with the matrix columns costs O(d^3) (C = A A^T, its eigenvalues and
 // det A; with a Hessian also A^T H A and its eigenvalues, 2.5 times as
-// much), a generation of s at least O(lambda d^2), lambda =
-// PopulationSize, one product A z per candidate. Their ratio grows like
-// d/lambda, so the interval is
+// much), a generation at least O(lambda d^2), one product A z per
+// candidate. Their ratio grows like d/lambda, so the interval is
 //
 //	max(1, ceil(k d / lambda)) generations
 //
@@ -210,13 +211,13 @@ func appendCell(buf []byte, v float64, set bool) []byte {
 // the Rosenbrock function and 7 to 17 on the ellipsoid with its Hessian
 // (d = 10 to 300). The interval depends on d and lambda only, so the trace
 // does not depend on timing; IPOP's larger populations only lower the
-// share.
-func DefaultTraceInterval(s Strategy, hessian bool) int {
+// share. A d or lambda below 1 counts as 1.
+func DefaultTraceInterval(d, lambda int, hessian bool) int {
 	k := traceCost
 	if hessian {
 		k = traceCostHessian
 	}
-	d, lambda := s.Dim(), max(s.PopulationSize(), 1)
+	d, lambda = max(d, 1), max(lambda, 1)
 	return max(1, (k*d+lambda-1)/lambda)
 }
 

@@ -288,7 +288,7 @@ func (rf *runFlags) run(ctx context.Context, stdout, stderr io.Writer) int {
 	settings := rf.settings(problem)
 	if settings.TraceEvery == 0 {
 		_, hessian := problemHessian(problem)
-		settings.TraceEvery = es.DefaultTraceInterval(s, hessian)
+		settings.TraceEvery = es.DefaultTraceInterval(s.Dim(), s.PopulationSize(), hessian)
 	}
 	var cp *checkpoint.Writer
 	if rf.checkpoint != "" {

@@ -291,3 +291,21 @@ func dirNames(t *testing.T, dir string) []string {
 	}
 	return names
 }
+
+// TestRunTraceDefaultInterval checks the default of -trace-every: on the
+// 4-D ellipsoid (lambda = 9, a Hessian) the matrix columns come every
+// ceil(100 * 4 / 9) = 45 generations.
+func TestRunTraceDefaultInterval(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "trace.csv")
+	rep, _ := runJSON(t, "-f", "ellipsoid", "-d", "4", "-trace", path)
+	_, header, rows := readLog(t, path)
+	if header[7] != "cond_C" || len(rows) != int(rep["generations"].(float64)) || len(rows) < 90 {
+		t.Fatalf("header %q, %d rows for %v generations", header, len(rows), rep["generations"])
+	}
+	for _, r := range rows {
+		g, _ := strconv.Atoi(r[0])
+		if (r[7] != "") != (g%45 == 0) {
+			t.Fatalf("generation %d: cond_C %q, want it every 45 generations", g, r[7])
+		}
+	}
+}
