@@ -75,12 +75,12 @@ multiple of -workers keeps every worker busy. -x0 @FILE reads the initial
 mean from FILE: d numbers separated by spaces, commas or newlines.
 
 With -log FILE, every evaluation is appended to FILE as one CSV row, right
-after its generation (one write per generation, so a killed run keeps every
-generation it finished; the file is not fsynced before the end of the run,
-so a crash of the machine may lose the last rows). A new FILE starts with
-comment lines "# name: value" that describe the run (the hees version, the
-strategy, the problem or command, d, the seed, the population, the budget
-and the target), then the header
+after its generation: one write per generation, so a killed run keeps every
+generation it finished. FILE goes to the disk (fsync) before each
+checkpoint and at the end only, so a crash of the machine may lose the rows
+written since. A new FILE starts with comment lines "# name: value" that
+describe the run (the hees version, the strategy, the problem or command,
+d, the seed, the population, the budget and the target), then the header
 
   evaluation,generation,row,status,f,x1,...,xd
 
@@ -359,10 +359,11 @@ func execute(ctx context.Context, name string, rs *checkpoint.Settings, problem 
 			cp.AfterGeneration(pr, cancel)
 		}
 	}
-	traceRows := opt.Trace
+	traceRows, syncEvery := opt.Trace, 0
 	if cp != nil {
 		cp.SetTrace(opt.Trace)
 		traceRows = nil // the checkpoints append the trace
+		syncEvery = cp.Every()
 	}
 	var eval es.Problem = problem
 	var pool *extproc.Pool
@@ -381,7 +382,7 @@ func execute(ctx context.Context, name string, rs *checkpoint.Settings, problem 
 		}
 		eval = es.FuncContext(pool.EvalContext)
 	}
-	files, err := openRunFiles(rs, runMetadata(rs, problem, s), s, traceRows)
+	files, err := openRunFiles(rs, runMetadata(rs, problem, s), s, traceRows, syncEvery)
 	if err != nil {
 		if pool != nil {
 			pool.Close()

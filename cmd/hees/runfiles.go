@@ -52,14 +52,20 @@ type runFiles struct {
 	log   *runlog.Log
 	trace *runlog.TraceFile
 	rows  *es.Trace // the trace being recorded
+	// syncEvery is the checkpoints' interval in generations (0: no
+	// checkpoint): the log is flushed to the disk before each checkpoint,
+	// so that even after a crash of the machine it holds every generation
+	// up to the one a resumed run goes on from.
+	syncEvery int
 }
 
 // openRunFiles opens the log and the trace of the settings rs for a run of
 // s: the log is appended to (with a comment saying at which generation a
 // resumed run goes on), and with traceRows (nil with a checkpoint, or
-// without -trace) the trace file is created.
-func openRunFiles(rs *checkpoint.Settings, meta []runlog.Field, s es.Strategy, traceRows *es.Trace) (*runFiles, error) {
-	rf := &runFiles{rows: traceRows}
+// without -trace) the trace file is created. syncEvery is the checkpoints'
+// interval (0: none).
+func openRunFiles(rs *checkpoint.Settings, meta []runlog.Field, s es.Strategy, traceRows *es.Trace, syncEvery int) (*runFiles, error) {
+	rf := &runFiles{rows: traceRows, syncEvery: syncEvery}
 	if rs.Log != "" {
 		log, err := runlog.OpenLog(rs.Log, rs.Dim, meta)
 		if err != nil {
@@ -89,7 +95,11 @@ func openRunFiles(rs *checkpoint.Settings, meta []runlog.Field, s es.Strategy, t
 func (rf *runFiles) afterGeneration(pr es.Progress) error {
 	if rf.log != nil {
 		rows, _ := pr.Candidates.Dims()
-		if err := rf.log.Generation(pr.Evals-rows+1, pr.Generation-1, pr.Candidates, pr.Values, nil); err != nil {
+		err := rf.log.Generation(pr.Evals-rows+1, pr.Generation-1, pr.Candidates, pr.Values, nil)
+		if err == nil && rf.syncEvery > 0 && pr.Generation%rf.syncEvery == 0 {
+			err = rf.log.Sync()
+		}
+		if err != nil {
 			return fmt.Errorf("writing the log: %w", err)
 		}
 	}

@@ -472,6 +472,9 @@ func FinishedResult(s es.Strategy, reason es.Reason) (es.Result, error) {
 // (the workers) before it continues.
 func (c *Writer) Settings() *Settings { return &c.file.Run }
 
+// Every is the number of generations between two checkpoints.
+func (c *Writer) Every() int { return c.file.Every }
+
 // SetTrace gives the Writer the run's trace (nil without -trace), whose
 // new rows each checkpoint appends to the trace file.
 func (c *Writer) SetTrace(t *es.Trace) { c.trace = t }

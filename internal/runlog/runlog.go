@@ -8,7 +8,7 @@
 // system, right after the generation: a kill, even SIGKILL, of the process
 // loses at most the generation under way. It does not fsync: after a crash
 // of the machine itself the last rows may be missing (Sync flushes them to
-// the disk; hees run calls it before each checkpoint).
+// the disk; hees run calls it before each checkpoint and at the end).
 package runlog
 
 import (
