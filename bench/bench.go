@@ -57,6 +57,10 @@ type Grid struct {
 	Budget float64
 	// Sigma0 is the initial step size.
 	Sigma0 float64
+	// Pairs and Lambda set the population of every strategy as
+	// es.Config's fields of those names do (0: the default); a strategy
+	// that has no such field is an error of Run.
+	Pairs, Lambda int
 	// Workers is the number of runs at a time; 0 means the number of CPUs.
 	Workers int
 	// Out is the output directory.
@@ -156,6 +160,8 @@ type record struct {
 	sigma0   float64
 	reason   es.Reason
 	restarts int
+	pairs    int // 0: the default
+	lambda   int // 0: the default
 	run      coco.Run
 }
 
@@ -170,8 +176,17 @@ func (r *record) marshal() ([]byte, error) {
 		return nil, err
 	}
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "%s\nstrategy %s\nseed %d\nbudget %d\nsigma0 %s\nreason %s\nrestarts %d\n\n",
+	fmt.Fprintf(&b, "%s\nstrategy %s\nseed %d\nbudget %d\nsigma0 %s\nreason %s\nrestarts %d\n",
 		recordMagic, r.strategy, r.seed, r.budget, strconv.FormatFloat(r.sigma0, 'x', -1, 64), r.reason, r.restarts)
+	// The population lines only when set, so that the records of a
+	// default population read the same as before they existed.
+	if r.pairs != 0 {
+		fmt.Fprintf(&b, "pairs %d\n", r.pairs)
+	}
+	if r.lambda != 0 {
+		fmt.Fprintf(&b, "lambda %d\n", r.lambda)
+	}
+	b.WriteByte('\n')
 	b.Write(text)
 	return b.Bytes(), nil
 }
@@ -180,7 +195,7 @@ func (r *record) marshal() ([]byte, error) {
 func unmarshalRecord(data []byte) (*record, error) {
 	head, body, ok := bytes.Cut(data, []byte("\n\n"))
 	lines := strings.Split(string(head), "\n")
-	if !ok || len(lines) != 7 || lines[0] != recordMagic {
+	if !ok || len(lines) < 7 || len(lines) > 9 || lines[0] != recordMagic {
 		return nil, errors.New("not a hees bench run record")
 	}
 	values := map[string]string{}
@@ -189,11 +204,17 @@ func unmarshalRecord(data []byte) (*record, error) {
 		values[k] = v
 	}
 	r := &record{strategy: values["strategy"], reason: es.Reason(values["reason"])}
-	var errs [4]error
+	var errs [6]error
 	r.seed, errs[0] = strconv.ParseUint(values["seed"], 10, 64)
 	r.budget, errs[1] = strconv.Atoi(values["budget"])
 	r.sigma0, errs[2] = strconv.ParseFloat(values["sigma0"], 64)
 	r.restarts, errs[3] = strconv.Atoi(values["restarts"])
+	if v, ok := values["pairs"]; ok {
+		r.pairs, errs[4] = strconv.Atoi(v)
+	}
+	if v, ok := values["lambda"]; ok {
+		r.lambda, errs[5] = strconv.Atoi(v)
+	}
 	if err := errors.Join(errs[:]...); err != nil || r.strategy == "" || r.reason == "" {
 		return nil, fmt.Errorf("bad settings in the record: %v", err)
 	}
@@ -227,9 +248,10 @@ func (g *Grid) load(j Job) (*record, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	want := coco.Problem{Function: j.Function, Instance: j.Instance, Dim: j.Dim, Fopt: r.run.Fopt}
-	if r.strategy != j.Label || r.seed != j.Seed() || r.budget != g.MaxEvals(j.Dim) || r.sigma0 != g.Sigma0 || r.run.Problem != want {
-		return nil, fmt.Errorf("%s: %w (strategy %s, budget %d evaluations, sigma0 %v; this bench: %s, %d, %v): remove %s or use another -out",
-			path, errSettings, r.strategy, r.budget, r.sigma0, j.Label, g.MaxEvals(j.Dim), g.Sigma0, filepath.Join(g.Out, "runs"))
+	if r.strategy != j.Label || r.seed != j.Seed() || r.budget != g.MaxEvals(j.Dim) || r.sigma0 != g.Sigma0 || r.run.Problem != want ||
+		r.pairs != g.Pairs || r.lambda != g.Lambda {
+		return nil, fmt.Errorf("%s: %w (strategy %s, budget %d evaluations, sigma0 %v, pairs %d, lambda %d; this bench: %s, %d, %v, %d, %d): remove %s or use another -out",
+			path, errSettings, r.strategy, r.budget, r.sigma0, r.pairs, r.lambda, j.Label, g.MaxEvals(j.Dim), g.Sigma0, g.Pairs, g.Lambda, filepath.Join(g.Out, "runs"))
 	}
 	return r, nil
 }
@@ -266,7 +288,7 @@ func (g *Grid) runJob(ctx context.Context, j Job) (*record, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg := es.Config{Dim: j.Dim, Seed: j.Seed(), Sigma0: g.Sigma0, Box: box}
+	cfg := es.Config{Dim: j.Dim, Seed: j.Seed(), Sigma0: g.Sigma0, Box: box, Pairs: g.Pairs, Lambda: g.Lambda}
 	var s es.Strategy
 	if g.IPOP {
 		s, err = es.NewIPOP(j.Strategy, cfg, es.IPOPConfig{})
@@ -304,7 +326,7 @@ func (g *Grid) runJob(ctx context.Context, j Job) (*record, error) {
 	}
 	return &record{
 		strategy: j.Label, seed: j.Seed(), budget: opt.MaxEvals, sigma0: g.Sigma0,
-		reason: res.Reason, restarts: res.Restarts, run: *obs.Finish(),
+		reason: res.Reason, restarts: res.Restarts, pairs: g.Pairs, lambda: g.Lambda, run: *obs.Finish(),
 	}, nil
 }
 
@@ -420,6 +442,13 @@ func (g *Grid) check() error {
 	for _, name := range g.Strategies {
 		if !slices.Contains(es.Names(), name) {
 			return fmt.Errorf("bench: unknown strategy %q (want some of %s)", name, strings.Join(es.Names(), ", "))
+		}
+		if g.Pairs != 0 || g.Lambda != 0 {
+			// The library's rules on the population, which do not
+			// depend on the dimension.
+			if _, err := es.New(name, es.Config{Dim: 2, Pairs: g.Pairs, Lambda: g.Lambda}); err != nil {
+				return fmt.Errorf("bench: %w", err)
+			}
 		}
 	}
 	switch {

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"io"
 	"math"
 	"os"
@@ -143,6 +144,8 @@ func TestGridRunBadGrid(t *testing.T) {
 		{func(g *Grid) { g.Sigma0 = math.Inf(1) }, "Sigma0 +Inf"},
 		{func(g *Grid) { g.Workers = -1 }, "Workers -1"},
 		{func(g *Grid) { g.Out = "" }, "no output directory"},
+		{func(g *Grid) { g.Lambda = 24 }, "Config.Lambda = 24"},
+		{func(g *Grid) { g.Strategies = []string{"hees", "cmaes"}; g.Pairs = 8 }, "Config.Pairs = 8"},
 	} {
 		g := good
 		g.Out = filepath.Join(t.TempDir(), "out")
@@ -156,5 +159,28 @@ func TestGridRunBadGrid(t *testing.T) {
 				t.Errorf("%q: the bench wrote %s", c.want, g.Out)
 			}
 		}
+	}
+}
+
+// TestGridPopulation runs hees with 8 pairs: the record keeps the
+// population, a run of the COCO data evaluates whole generations of 17,
+// and the same bench with another population refuses the records.
+func TestGridPopulation(t *testing.T) {
+	g := Grid{Strategies: []string{"hees"}, Functions: []int{2}, Dims: []int{3}, Instances: []int{1}, Budget: 60, Sigma0: 2, Pairs: 8, Workers: 1}
+	g.Out = filepath.Join(t.TempDir(), "out")
+	if err := g.Run(context.Background(), io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	j := g.Jobs()[0]
+	r, err := g.load(j)
+	if err != nil || r == nil {
+		t.Fatalf("record: %v", err)
+	}
+	if r.pairs != 8 || r.run.Evals%17 != 0 || r.run.Evals == 0 {
+		t.Errorf("record with pairs %d and %d evaluations, want 8 and a multiple of 17", r.pairs, r.run.Evals)
+	}
+	g.Pairs = 9
+	if _, err := g.load(j); !errors.Is(err, errSettings) {
+		t.Errorf("a record of 8 pairs loaded for a bench of 9: %v", err)
 	}
 }

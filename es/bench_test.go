@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hees-dev/hees/linalg"
+	"github.com/hees-dev/hees/objectives"
 	"github.com/hees-dev/hees/rng"
 )
 
@@ -202,6 +203,53 @@ func BenchmarkCovarianceCheck(b *testing.B) {
 			b.ReportMetric(float64(checks.Nanoseconds())/float64(b.N)/evalsPerCheck, "ns/eval")
 			perProduct := float64(products) / float64(b.N*productsPerCheck)
 			b.ReportMetric(float64(checks)/float64(b.N)/perProduct/evalsPerCheck, "MulVec/eval")
+		})
+	}
+}
+
+// BenchmarkTrace measures what a Trace at its default interval
+// (DefaultTraceInterval) costs a run: hees at d = 300 on the Rosenbrock
+// function and on the ellipsoid (whose Hessian adds the A^T H A columns),
+// four intervals' worth of generations. On a shared machine two runs see
+// different loads, so one ask/tell loop times its generations (Ask, the
+// evaluations, Tell) and the trace's rows apart, under the same load, and
+// "trace_%" reports the rows' time as a percentage of the generations'.
+func BenchmarkTrace(b *testing.B) {
+	const d = 300
+	for _, spec := range []string{"rosenbrock", "ellipsoid"} {
+		p, err := objectives.Parse(spec, d)
+		if err != nil {
+			b.Fatal(err)
+		}
+		h, _ := p.Hessian()
+		b.Run(spec, func(b *testing.B) {
+			var genTime, traceTime time.Duration
+			var pop linalg.Dense
+			for b.Loop() {
+				s, err := New("hees", Config{Dim: d, Seed: 1})
+				if err != nil {
+					b.Fatal(err)
+				}
+				trace := &Trace{Interval: DefaultTraceInterval(d, s.PopulationSize(), h != nil)}
+				f := make([]float64, s.PopulationSize())
+				for range 4 * trace.Interval {
+					start := time.Now()
+					if err := s.Ask(&pop); err != nil {
+						b.Fatal(err)
+					}
+					for i := range f {
+						f[i] = p.Eval(pop.RawRow(i))
+					}
+					if err := s.Tell(f); err != nil {
+						b.Fatal(err)
+					}
+					traced := time.Now()
+					trace.record(s, f[0], true, f[0], f[0], h)
+					genTime += traced.Sub(start)
+					traceTime += time.Since(traced)
+				}
+			}
+			b.ReportMetric(100*traceTime.Seconds()/genTime.Seconds(), "trace_%")
 		})
 	}
 }

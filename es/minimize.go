@@ -178,6 +178,11 @@ type Progress struct {
 	// Stop is the reason the run stops right after this generation, a
 	// value of -Inf or the target, and "" when it goes on.
 	Stop Reason
+	// Candidates holds the generation's candidates, one per row, and
+	// Values their values in row order, as told to the strategy. Both
+	// belong to the run: read them during the call only.
+	Candidates *linalg.Dense
+	Values     []float64
 }
 
 // Result is the outcome of Minimize.
@@ -393,6 +398,8 @@ func Minimize(ctx context.Context, p Problem, s Strategy, opt Options) (Result, 
 				Restarts:       run.Restarts(),
 				Elapsed:        time.Since(start),
 				Stop:           run.Reason(),
+				Candidates:     pop,
+				Values:         ev.f,
 			})
 		}
 		if run.Reason() != "" {

@@ -533,3 +533,31 @@ func TestMinimizeNotFiniteStopsHEES(t *testing.T) {
 		t.Errorf("Reason %q after %d generations, X %v, F %g; want %q after 10, nil, +Inf", res.Reason, res.Generations, res.X, res.F, ReasonNotFinite)
 	}
 }
+
+// TestProgressCandidates checks that Progress hands over each generation's
+// candidates and the values told for them, in row order.
+func TestProgressCandidates(t *testing.T) {
+	s, err := New("hees", Config{Dim: 4, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gens := 0
+	opt := Options{Workers: 3, MaxEvals: 5 * s.PopulationSize(), Progress: func(pr Progress) {
+		gens++
+		rows, cols := pr.Candidates.Dims()
+		if rows != s.PopulationSize() || cols != 4 || len(pr.Values) != rows {
+			t.Fatalf("generation %d: %dx%d candidates, %d values", pr.Generation, rows, cols, len(pr.Values))
+		}
+		for i, v := range pr.Values {
+			if want := sphere(pr.Candidates.RawRow(i)); v != want {
+				t.Errorf("generation %d row %d: value %v, f(row) = %v", pr.Generation, i, v, want)
+			}
+		}
+	}}
+	if _, err := Minimize(context.Background(), Func(sphere), s, opt); err != nil {
+		t.Fatal(err)
+	}
+	if gens != 5 {
+		t.Errorf("%d generations reported, want 5", gens)
+	}
+}

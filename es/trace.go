@@ -151,10 +151,19 @@ const traceHeader = "generation,evals,restarts,f_mean,f_generation,f_best,sigma,
 // a column that was not computed for a row (f_mean unknown, matrix columns
 // between intervals, the A^T H A columns without a Hessian) is empty.
 func (t *Trace) WriteCSV(w io.Writer) error {
+	if _, err := io.WriteString(w, traceHeader); err != nil {
+		return err
+	}
+	return t.WriteCSVRows(w, 0)
+}
+
+// WriteCSVRows writes the rows from index from on, as WriteCSV does but
+// without the header: a caller that appends to a trace file as the run
+// goes writes the rows recorded since its last call.
+func (t *Trace) WriteCSVRows(w io.Writer, from int) error {
 	bw := bufio.NewWriter(w)
-	bw.WriteString(traceHeader)
 	var buf []byte
-	for i := range t.Rows {
+	for i := from; i < len(t.Rows); i++ {
 		r := &t.Rows[i]
 		buf = buf[:0]
 		buf = strconv.AppendInt(buf, int64(r.Generation), 10)
@@ -185,3 +194,35 @@ func appendCell(buf []byte, v float64, set bool) []byte {
 	}
 	return strconv.AppendFloat(buf, v, 'g', -1, 64)
 }
+
+// DefaultTraceInterval is the Trace.Interval that keeps the matrix columns
+// of a trace at about a tenth of the run's time or less, at any dimension
+// d, for a strategy whose generations have lambda candidates (its
+// PopulationSize); hessian says that the trace has Options.Hessian. A row
+// with the matrix columns costs O(d^3) (C = A A^T, its eigenvalues and
+// det A; with a Hessian also A^T H A and its eigenvalues, 2.5 times as
+// much), a generation at least O(lambda d^2), one product A z per
+// candidate. Their ratio grows like d/lambda, so the interval is
+//
+//	max(1, ceil(k d / lambda)) generations
+//
+// with k = 40, and k = 100 with a Hessian: BenchmarkTrace measured a row
+// with the matrix columns at 3 to 8 generations of hees times d/lambda on
+// the Rosenbrock function and 7 to 17 on the ellipsoid with its Hessian
+// (d = 10 to 300). The interval depends on d and lambda only, so the trace
+// does not depend on timing; IPOP's larger populations only lower the
+// share. A d or lambda below 1 counts as 1.
+func DefaultTraceInterval(d, lambda int, hessian bool) int {
+	k := traceCost
+	if hessian {
+		k = traceCostHessian
+	}
+	d, lambda = max(d, 1), max(lambda, 1)
+	return max(1, (k*d+lambda-1)/lambda)
+}
+
+// The constants k of DefaultTraceInterval.
+const (
+	traceCost        = 40
+	traceCostHessian = 100
+)

@@ -229,3 +229,19 @@ func TestTraceSingularTransform(t *testing.T) {
 		t.Errorf("singular A: cond %v, normalised trace %v, log det %v; want NaN, NaN, -Inf", r.CondC, r.NormTraceC, r.LogDetA)
 	}
 }
+
+// TestDefaultTraceInterval checks the rule max(1, ceil(k d / lambda)).
+func TestDefaultTraceInterval(t *testing.T) {
+	for _, c := range []struct {
+		d, lambda int
+		hessian   bool
+		want      int
+	}{
+		{300, 21, false, 572}, {300, 21, true, 1429}, {10, 11, false, 37}, {2, 1000, false, 1},
+		{40, 40, false, 40}, {0, 0, false, 40}, {1, -3, true, 100},
+	} {
+		if got := DefaultTraceInterval(c.d, c.lambda, c.hessian); got != c.want {
+			t.Errorf("DefaultTraceInterval(%d, %d, %t) = %d, want %d", c.d, c.lambda, c.hessian, got, c.want)
+		}
+	}
+}

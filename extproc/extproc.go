@@ -26,7 +26,9 @@
 // no point asked for, at the latest when it is closed, whose error then
 // says that answers may have gone to the wrong points.
 // At the end the pool closes the standard inputs, and the program is
-// expected to exit when it reads end of file.
+// expected to exit when it reads end of file. Each process finds its index
+// in the pool, 0 to procs-1, in the environment variable HEES_WORKER
+// (WorkerEnv), for scratch files of its own.
 //
 // # Failures
 //
@@ -115,10 +117,19 @@ const (
 // Options.Warn hears of it, when Options.WarnAfter is zero.
 const DefaultWarnAfter = 10 * time.Second
 
+// WorkerEnv is the environment variable that tells each process of a pool
+// its index, 0 to procs-1 ("HEES_WORKER=2"), so that a program can keep
+// per-worker scratch files. It overrides a variable of the same name in
+// Options.Env or in the calling program's environment. A process started
+// again in the place of another (a restart after a failure) gets the same
+// index.
+const WorkerEnv = "HEES_WORKER"
+
 // Options adjusts a Pool. The zero value is ready to use.
 type Options struct {
 	// Env lists extra environment variables, as "KEY=value", given to every
-	// process on top of the environment of the calling program.
+	// process on top of the environment of the calling program (and below
+	// WorkerEnv).
 	Env []string
 	// Dir is the working directory of every process, against which a
 	// relative program path such as "./sim" is resolved too; "" means the
@@ -548,9 +559,8 @@ type process struct {
 func (p *Pool) startProcess(index int, words []string) (*process, error) {
 	cmd := exec.Command(words[0], words[1:]...)
 	cmd.Dir = p.opts.Dir
-	if len(p.opts.Env) > 0 {
-		cmd.Env = append(os.Environ(), p.opts.Env...)
-	}
+	cmd.Env = append(os.Environ(), p.opts.Env...)
+	cmd.Env = append(cmd.Env, WorkerEnv+"="+strconv.Itoa(index))
 	ownProcessGroup(cmd)
 	var files []*os.File // every pipe end, for cleanup on failure
 	pipe := func() (r, w *os.File, err error) {

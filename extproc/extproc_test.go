@@ -675,3 +675,36 @@ func TestDir(t *testing.T) {
 		t.Errorf("Eval = %v, %v; want 7 from the program and file of Dir", got, err)
 	}
 }
+
+// TestWorkerIndex evaluates three points at once on a pool of three
+// processes that answer their HEES_WORKER after a wait, so that each
+// process takes one point: the answers are the indices 0, 1 and 2, also
+// when the caller's Env sets HEES_WORKER itself.
+func TestWorkerIndex(t *testing.T) {
+	const procs = 3
+	p := startHelper(t, context.Background(), procs, Options{Env: []string{WorkerEnv + "=9"}}, "worker")
+	answers := make(chan float64, procs)
+	var wg sync.WaitGroup
+	for range procs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			v, err := p.Eval([]float64{1, 2})
+			if err != nil {
+				t.Error(err)
+			}
+			answers <- v
+		}()
+	}
+	wg.Wait()
+	close(answers)
+	seen := map[float64]bool{}
+	for v := range answers {
+		seen[v] = true
+	}
+	for i := range procs {
+		if !seen[float64(i)] {
+			t.Errorf("no process answered HEES_WORKER=%d; answers %v", i, seen)
+		}
+	}
+}

@@ -75,6 +75,7 @@ func parsePoint(line string) ([]float64, error) {
 //	extra-at-eof   like sphere, but prints "late" at end of input
 //	late-extra     like sphere, but prints "late extra" 20 ms after each answer
 //	slow           like sphere, but waits 300 ms before each answer
+//	worker         waits 300 ms before each answer, then answers $HEES_WORKER
 //	pool-parent    starts a pool of one "noread" helper, prints its pid on
 //	               stdout and waits
 func runHelper(args []string) error {
@@ -129,6 +130,9 @@ func runHelper(args []string) error {
 		switch mode {
 		case "sphere", "linger", "fail-on-eof", "grandchild", "extra-at-eof":
 			fmt.Println(strconv.FormatFloat(sphere(x), 'g', -1, 64))
+		case "worker":
+			time.Sleep(300 * time.Millisecond)
+			fmt.Println(os.Getenv(WorkerEnv))
 		case "slow":
 			time.Sleep(300 * time.Millisecond)
 			fmt.Println(strconv.FormatFloat(sphere(x), 'g', -1, 64))

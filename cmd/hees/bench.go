@@ -40,7 +40,9 @@ instances, docs/BBOB.md) and writes, under DIR:
   runs/                   one record per finished run
 
 Every (strategy, function, dimension, instance) is one run: the strategy
-with its default parameters, sigma0 = -sigma0, the initial mean uniform in
+with its default parameters (with -pairs or -lambda, the population they
+set; the records keep it, and a bench with another one needs another -out),
+sigma0 = -sigma0, the initial mean uniform in
 [-5, 5]^d (the suite's region of interest), and the seed
 FNV-1a-64("<strategy>/f<F>/d<D>/i<I>") (the plain strategy name, e.g.
 "hees/f1/d2/i1", also with -restarts ipop, so an IPOP run follows the plain
@@ -83,6 +85,8 @@ func benchFlags(b *benchSettings) (*flag.FlagSet, *benchLists) {
 	fs.StringVar(&lists.restarts, "restarts", "none", "restart `MODE`: none, or ipop (restarts until the target or the budget)")
 	fs.Float64Var(&b.Budget, "budget", 1e4, "evaluation budget per run, as a multiple `B` of the dimension")
 	fs.Float64Var(&b.Sigma0, "sigma0", 2, "initial step size `S`")
+	fs.IntVar(&b.Pairs, "pairs", 0, "with -algo hees alone, `N` mirrored pairs (0: the default)")
+	fs.IntVar(&b.Lambda, "lambda", 0, "with -algo cmaes alone, the population size `N` (0: the default)")
 	fs.IntVar(&b.Workers, "workers", 0, "number `W` of runs at a time; 0 means the number of CPUs")
 	fs.StringVar(&b.Out, "out", "", "output directory `DIR` (required)")
 	fs.BoolVar(&b.verbose, "v", false, "show progress on standard error even when it is not a terminal")
@@ -172,6 +176,10 @@ func (b *benchSettings) check(l *benchLists) error {
 		return usagef("-budget %v: want a positive multiple of the dimension, at most 2^40 evaluations", b.Budget)
 	case !(b.Sigma0 > 0) || math.IsInf(b.Sigma0, 1):
 		return usagef("-sigma0 %v: want a positive finite number", b.Sigma0)
+	case b.Pairs < 0 || (b.Pairs > 0 && !onlyStrategy(b.Strategies, "hees")):
+		return usagef("-pairs %d: want a positive count, with -algo hees alone", b.Pairs)
+	case b.Lambda < 0 || b.Lambda == 1 || (b.Lambda > 0 && !onlyStrategy(b.Strategies, "cmaes")):
+		return usagef("-lambda %d: want a population size of at least 2, with -algo cmaes alone", b.Lambda)
 	case b.Workers < 0:
 		return usagef("-workers %d: want 0 (the number of CPUs) or more", b.Workers)
 	case b.Out == "":
@@ -180,6 +188,11 @@ func (b *benchSettings) check(l *benchLists) error {
 		return usagef("-q and -v exclude each other")
 	}
 	return nil
+}
+
+// onlyStrategy reports whether name is the only strategy of names.
+func onlyStrategy(names []string, name string) bool {
+	return len(names) == 1 && names[0] == name
 }
 
 // parseIntList reads a comma-separated list of integers and ranges A-B,

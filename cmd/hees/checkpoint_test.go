@@ -198,7 +198,7 @@ func checkpointEveryGeneration(t *testing.T, path string, rs *checkpoint.Setting
 		t.Fatal(err)
 	}
 	const never = 1 << 30 // no checkpoint write but the first and the last
-	cp, err := checkpoint.Create(context.Background(), path, never, rs, s)
+	cp, err := checkpoint.Create(context.Background(), path, never, rs, s, runMetadata(rs, problem, s))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -496,14 +496,7 @@ func TestCheckpointAtomic(t *testing.T) {
 		t.Errorf("the reader saw %d versions of the checkpoint in %d reads; want several", gens, reads)
 	}
 	t.Logf("%d reads saw %d of the %v generations", reads, gens, rep["generations"])
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range entries {
-		names = append(names, e.Name())
-	}
+	names := dirNames(t, dir)
 	if strings.Join(names, " ") != "run.hees run.hees.lock" {
 		t.Errorf("files left in the directory: %q, want the checkpoint and its lock", names)
 	}

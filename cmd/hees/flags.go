@@ -100,7 +100,8 @@ func given(fs *flag.FlagSet) map[string]bool {
 	return set
 }
 
-// pointFlag is a point given as comma-separated numbers (-x0).
+// pointFlag is a point given as comma-separated numbers, or as @FILE: the
+// numbers in FILE (-x0).
 type pointFlag []float64
 
 func (p *pointFlag) String() string {
@@ -112,6 +113,14 @@ func (p *pointFlag) String() string {
 }
 
 func (p *pointFlag) Set(s string) error {
+	if path, ok := strings.CutPrefix(s, "@"); ok {
+		x, err := readPointFile(path)
+		if err != nil {
+			return err
+		}
+		*p = x
+		return nil
+	}
 	var x []float64
 	for w := range strings.SplitSeq(s, ",") {
 		v, err := strconv.ParseFloat(strings.TrimSpace(w), 64)
@@ -194,6 +203,8 @@ type strategyFlags struct {
 	// lower, upper and stds are -lower, -upper and -stds as given: one
 	// number or d numbers, read once d is known (see coordList).
 	lower, upper, stds string
+	pairs              int
+	lambda             int
 }
 
 // register defines the flags on fs. boxDefault describes the default box
@@ -202,12 +213,14 @@ func (sf *strategyFlags) register(fs *flag.FlagSet, boxDefault string) {
 	fs.StringVar(&sf.algo, "algo", "hees", "strategy `NAME`: "+strings.Join(es.Names(), ", "))
 	fs.Uint64Var(&sf.seed, "seed", 1, "master `SEED` of every random draw")
 	fs.Float64Var(&sf.sigma0, "sigma0", 2, "initial step size `S` (with -lower and -upper the default is 0.3 × the box width)")
-	fs.Var(&sf.x0, "x0", "initial mean `X1,X2,...` (default: uniform in [-B, B]^d, drawn from the seed)")
+	fs.Var(&sf.x0, "x0", "initial mean `X1,X2,...`, or @FILE: the d numbers in FILE, separated by spaces, commas or newlines (default: uniform in [-B, B]^d, drawn from the seed)")
 	fs.Float64Var(&sf.box, "box", 0, "half-width `B` of the box of a drawn x0 (default "+boxDefault+")")
 	fs.StringVar(&sf.restarts, "restarts", "none", "restart `MODE`: none, or ipop (restart with a doubled population when the strategy stops)")
 	fs.IntVar(&sf.maxRestarts, "max-restarts", 0, "with -restarts ipop, at most `N` restarts (0: no limit)")
 	fs.StringVar(&sf.lower, "lower", "", "lower bounds `L`: one number for every coordinate or d numbers L1,...,Ld (-inf: none); every point evaluated lies in the box")
 	fs.StringVar(&sf.upper, "upper", "", "upper bounds `U`: one number for every coordinate or d numbers U1,...,Ud (inf: none)")
+	fs.IntVar(&sf.pairs, "pairs", 0, "with -algo hees, `N` mirrored pairs: a generation evaluates 2N+1 points (0: floor(2 + 1.5 ln d))")
+	fs.IntVar(&sf.lambda, "lambda", 0, "with -algo cmaes, the population size `N`, at least 2 (0: 4 + floor(3 ln d))")
 	fs.StringVar(&sf.stds, "stds", "", "per-coordinate scales `S1,...,Sd` (or one number): the initial step of coordinate i is sigma0*Si")
 }
 
@@ -284,6 +297,12 @@ func (sf *strategyFlags) config(dim int, box float64) (es.Config, error) {
 	if sf.x0 != nil && len(sf.x0) != dim {
 		return es.Config{}, usagef("-x0 has %d numbers, want d = %d", len(sf.x0), dim)
 	}
+	switch {
+	case sf.pairs < 0 || (sf.pairs > 0 && sf.algo != "hees"):
+		return es.Config{}, usagef("-pairs %d: want a positive count, with -algo hees (cmaes takes -lambda; the other strategies have a fixed population)", sf.pairs)
+	case sf.lambda < 0 || sf.lambda == 1 || (sf.lambda > 0 && sf.algo != "cmaes"):
+		return es.Config{}, usagef("-lambda %d: want a population size of at least 2, with -algo cmaes (hees takes -pairs; the other strategies have a fixed population)", sf.lambda)
+	}
 	b, stds, err := sf.bounds(dim)
 	if err != nil {
 		return es.Config{}, err
@@ -292,7 +311,7 @@ func (sf *strategyFlags) config(dim int, box float64) (es.Config, error) {
 	if b != nil && !sf.sigma0Given {
 		sigma0 = 0 // the library's default for a box: 0.3 × its width
 	}
-	return es.Config{Dim: dim, Seed: sf.seed, Sigma0: sigma0, X0: sf.x0, Box: box, Bounds: b, Stds: stds}, nil
+	return es.Config{Dim: dim, Seed: sf.seed, Sigma0: sigma0, X0: sf.x0, Box: box, Bounds: b, Stds: stds, Pairs: sf.pairs, Lambda: sf.lambda}, nil
 }
 
 // strategy returns the strategy the flags name, configured by cfg: the plain

@@ -21,7 +21,7 @@ import (
 // of generations.
 const maxTraceSize = 1 << 30
 
-const plotHelp = `Usage: hees plot [flags] TRACE.csv
+const plotHelp = `Usage: hees plot [flags] TRACE.csv|LOG.csv
 
 Draws a run trace, as written by hees run -trace, as an SVG of up to four
 panels against evaluations, with logarithmic y axes: the objective (best
@@ -33,9 +33,15 @@ condition number and normalised trace are drawn too. The columns are found
 by their names in the CSV header; a panel whose columns are missing or
 empty is left out. Flags may come before or after TRACE.csv.
 
+An evaluation log written by hees run -log (its header starts with
+"evaluation") is drawn as one panel: the value of every evaluation whose
+status is ok, and the best so far. Lines that start with "#" are skipped.
+
 f* of a test problem is printed by hees eval -f SPEC -d D -opt. Without
 -fopt, the values are drawn as they are: on a logarithmic axis when they are
-all positive, otherwise on a linear one.
+all positive, otherwise on a linear one. With -fopt, values at or below F*
+cannot be drawn on the logarithmic axis of f - F*: a warning on standard
+error counts them.
 
 Flags:
 `
@@ -93,6 +99,10 @@ func runPlot(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "hees plot: %s: %v\n", in, err)
 		return exitFailure
+	}
+	if n := tr.Hidden(*fopt != "", shift); n > 0 {
+		fmt.Fprintf(stderr, "hees plot: warning: %s: %d values are at or below -fopt %s and are not drawn on the logarithmic axis of f - F*\n",
+			in, n, formatValue(shift))
 	}
 	fig, err := tr.Figure(*title, *fopt != "", shift)
 	if err == nil {

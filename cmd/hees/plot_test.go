@@ -7,6 +7,7 @@ import (
 	"github.com/hees-dev/hees/internal/traceplot"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -155,5 +156,25 @@ func TestParseInterleaved(t *testing.T) {
 		if *o != tc.o || !slices.Equal(positional, tc.positional) {
 			t.Errorf("%q: -o %q and %q, want %q and %q", tc.args, *o, positional, tc.o, tc.positional)
 		}
+	}
+}
+
+// TestPlotLog draws the -log file of a run that reaches its target, with
+// -fopt at a value the run went below: the SVG is written, and a warning
+// counts the values that the logarithmic axis of f - F* cannot show.
+func TestPlotLog(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "log.csv")
+	runJSON(t, "-f", "sphere", "-d", "3", "-target", "1e-3", "-log", log)
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"plot", log, "-fopt", "1e-2"}, nil, &stdout, &stderr); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	svg := checkSVG(t, filepath.Join(dir, "log.svg"))
+	if !strings.Contains(svg, ">evaluated f − f*<") {
+		t.Error("the SVG has no series of the evaluated values")
+	}
+	if !regexp.MustCompile(`^hees plot: warning: .*log.csv: [1-9][0-9]* values are at or below -fopt 0.01 `).MatchString(stderr.String()) {
+		t.Errorf("stderr %q, want a warning", stderr.String())
 	}
 }

@@ -16,7 +16,7 @@ const resumeHelp = `Usage: hees resume [flags] FILE
 Continues the run whose checkpoint FILE was written by hees run -checkpoint,
 from the last generation in FILE, with the settings stored there: the
 problem or program, the strategy and its seed, the budget, the target,
--restarts, -workers, -max-time, -trace and -checkpoint-every. It keeps
+-restarts, -workers, -max-time, -trace, -log and -checkpoint-every. It keeps
 writing FILE as the run did, so a run may be stopped and resumed any number
 of times.
 

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -15,8 +14,8 @@ import (
 
 	"github.com/hees-dev/hees/es"
 	"github.com/hees-dev/hees/extproc"
-	"github.com/hees-dev/hees/internal/atomicfile"
 	"github.com/hees-dev/hees/internal/checkpoint"
+	"github.com/hees-dev/hees/linalg"
 	"github.com/hees-dev/hees/objectives"
 )
 
@@ -93,6 +92,39 @@ initial step of coordinate i to sigma0*Si.
 blanks or commas, # comments) before the first generation: a better one
 becomes the best point, and es11, hees14 and cma11 continue from it.
 
+Each copy of PROGRAM finds its worker index, 0 to N-1 for -workers N, in
+the environment variable HEES_WORKER, for scratch files of its own.
+
+The population is the strategy's default unless -pairs N (hees: N mirrored
+pairs, so a generation evaluates 2N+1 points, the mean included) or -lambda
+N (cmaes: N points a generation) sets it; a population as large as a
+multiple of -workers keeps every worker busy. -x0 @FILE reads the initial
+mean from FILE: d numbers separated by spaces, commas or newlines.
+
+With -log FILE, every evaluation is appended to FILE as one CSV row, right
+after its generation: one write per generation, so a killed run keeps every
+generation it finished. FILE goes to the disk (fsync) before each
+checkpoint and at the end only, so a crash of the machine may lose the rows
+written since. A new FILE starts with comment lines "# name: value" that
+describe the run (the hees version, the strategy, the problem or command,
+d, the seed, the population, the budget and the target), then the header
+
+  evaluation,generation,row,status,f,x1,...,xd
+
+evaluation counts from 1, generation and row name the candidate (as the
+IDs of hees ask do), status is ok, and f is the value. An existing FILE is
+appended to (it must have the same header): the comment lines of the new
+run come first, and a resumed run says after which generation it goes on
+(it evaluates the generations after its checkpoint again). The rows do not
+depend on -workers.
+
+With -trace FILE, one row per generation (see hees help plot) goes to FILE
+as the run goes, after the same comment lines. The columns on C = A A^T and
+A^T H A cost O(d^3) each time; by default they are computed every
+max(1, ceil(k d / lambda)) generations, lambda the population, k = 40 (100
+when the Hessian is known), which keeps them below about a tenth of the
+run's time at any d; -trace-every N sets the interval.
+
 On a terminal, a status line on standard error shows the evaluations, the
 best value, sigma and cond(C) (up to d = 100), at most 4 times a second;
 elsewhere nothing is shown unless -v (a line a second). -q shows nothing.
@@ -109,7 +141,7 @@ stopped by a signal, a crash, a kill, -max-time or a failed program from
 the last state in FILE, and prints what the run would have printed had it
 not been stopped: with -json, the same bytes. FILE.lock, next to FILE, keeps
 two processes from running the same checkpoint. With -trace, the trace file
-grows at each checkpoint instead of being written at the end. FILE holds
+grows at each checkpoint rather than after each generation. FILE holds
 the -cmd program, which hees resume runs: a checkpoint is as powerful as a
 shell script, so resume only checkpoints you trust.
 
@@ -132,6 +164,7 @@ type runFlags struct {
 	evalTimeout     time.Duration
 	trace           string
 	traceEvery      int
+	log             string
 	checkpoint      string
 	checkpointEvery int
 	onError         string
@@ -210,7 +243,8 @@ func runRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.DurationVar(&rf.maxTime, "max-time", 0, "stop after the wall-clock `TIME`, such as 90s or 2h (0: no limit)")
 	fs.DurationVar(&rf.evalTimeout, "eval-timeout", 0, "with -cmd, fail when one evaluation takes longer than `TIME` (0: no limit)")
 	fs.StringVar(&rf.trace, "trace", "", "write one CSV row per generation to `FILE`")
-	fs.IntVar(&rf.traceEvery, "trace-every", 1, "compute the trace's matrix columns (O(d^3)) every `N` generations")
+	fs.IntVar(&rf.traceEvery, "trace-every", 0, "compute the trace's matrix columns (O(d^3)) every `N` generations (0: max(1, ceil(k d / lambda)), k = 40, 100 with a Hessian)")
+	fs.StringVar(&rf.log, "log", "", "append one CSV row per evaluation to `FILE`, after each generation")
 	fs.StringVar(&rf.checkpoint, "checkpoint", "", "keep the state of the run in the new `FILE`, for hees resume")
 	fs.IntVar(&rf.checkpointEvery, "checkpoint-every", defaultCheckpointEvery, "with -checkpoint, write FILE every `N` generations")
 	fs.StringVar(&rf.onError, "on-error", "stop", "what a failed evaluation does: `POLICY` stop (end the run) or nan (rank the point worst and go on)")
@@ -241,8 +275,8 @@ func (rf *runFlags) check(set map[string]bool) error {
 		return usagef("-cmd needs -d, the dimension of the program's points")
 	case rf.workers < 1 || rf.workers > es.MaxWorkers:
 		return usagef("-workers %d: want 1 to %d", rf.workers, es.MaxWorkers)
-	case rf.traceEvery < 1:
-		return usagef("-trace-every %d: want at least 1", rf.traceEvery)
+	case rf.traceEvery < 0:
+		return usagef("-trace-every %d: want at least 1, or 0 for the default", rf.traceEvery)
 	case rf.maxTime < 0:
 		return usagef("-max-time %v: want a positive duration, or 0 for no limit", rf.maxTime)
 	case rf.evalTimeout < 0 || (rf.evalTimeout > 0 && rf.command == ""):
@@ -289,10 +323,10 @@ func (rf *runFlags) run(ctx context.Context, stdout, stderr io.Writer) int {
 	if err != nil {
 		return report(stderr, name, &usageError{err.Error()})
 	}
-	if rf.trace != "" {
+	for _, file := range [][2]string{{"-trace", rf.trace}, {"-log", rf.log}} {
 		// Found out now rather than after a long run.
-		if dir, err := os.Stat(filepath.Dir(rf.trace)); err != nil || !dir.IsDir() {
-			return report(stderr, name, fmt.Errorf("-trace %s: no directory %s to write it in", rf.trace, filepath.Dir(rf.trace)))
+		if dir, err := os.Stat(filepath.Dir(file[1])); file[1] != "" && (err != nil || !dir.IsDir()) {
+			return report(stderr, name, fmt.Errorf("%s %s: no directory %s to write it in", file[0], file[1], filepath.Dir(file[1])))
 		}
 	}
 	settings := rf.settings(problem)
@@ -302,13 +336,17 @@ func (rf *runFlags) run(ctx context.Context, stdout, stderr io.Writer) int {
 			return report(stderr, name, err)
 		}
 	}
+	if settings.TraceEvery == 0 {
+		_, hessian := problemHessian(problem)
+		settings.TraceEvery = es.DefaultTraceInterval(s.Dim(), s.PopulationSize(), hessian)
+	}
 	var cp *checkpoint.Writer
 	if rf.checkpoint != "" {
 		// Resumed from anywhere, the run keeps this directory.
 		if settings.Dir, err = os.Getwd(); err != nil {
 			return report(stderr, name, err)
 		}
-		cp, err = checkpoint.Create(ctx, rf.checkpoint, rf.checkpointEvery, &settings, s)
+		cp, err = checkpoint.Create(ctx, rf.checkpoint, rf.checkpointEvery, &settings, s, runMetadata(&settings, problem, s))
 		if err != nil {
 			return report(stderr, name, err)
 		}
@@ -334,6 +372,7 @@ func (rf *runFlags) settings(problem objectives.Problem) checkpoint.Settings {
 		Trace:       rf.trace,
 		TraceEvery:  rf.traceEvery,
 		Retries:     rf.retries,
+		Log:         rf.log,
 	}
 	if rf.onError == "nan" {
 		rs.OnError = es.OnErrorWorst
@@ -365,18 +404,26 @@ func execute(ctx context.Context, name string, rs *checkpoint.Settings, problem 
 	opt := runOptions(rs, problem)
 	opt.Inject = inject
 	bar := newProgress(stderr, out.quiet, out.verbose)
-	if bar != nil || cp != nil {
-		opt.Progress = func(pr es.Progress) {
-			if bar != nil {
-				bar.update(pr)
-			}
-			if cp != nil {
-				cp.AfterGeneration(pr, cancel)
+	var files *runFiles
+	var filesErr error // the first failed write, which stops the run
+	opt.Progress = func(pr es.Progress) {
+		if bar != nil {
+			bar.update(pr)
+		}
+		if filesErr == nil {
+			if filesErr = files.afterGeneration(pr); filesErr != nil {
+				cancel()
 			}
 		}
+		if cp != nil {
+			cp.AfterGeneration(pr, cancel)
+		}
 	}
+	traceRows, syncEvery := opt.Trace, 0
 	if cp != nil {
 		cp.SetTrace(opt.Trace)
+		traceRows = nil // the checkpoints append the trace
+		syncEvery = cp.Every()
 	}
 	var eval es.Problem = problem
 	var pool *extproc.Pool
@@ -412,6 +459,17 @@ func execute(ctx context.Context, name string, rs *checkpoint.Settings, problem 
 		}
 		eval = es.FuncContext(pool.EvalContext)
 	}
+	files, err := openRunFiles(rs, runMetadata(rs, problem, s), s, traceRows, syncEvery)
+	if err != nil {
+		if pool != nil {
+			pool.Close()
+		}
+		status := report(stderr, name, err)
+		if !cp.DiscardIfNew() {
+			cp.PrintResumeHint(stderr, name)
+		}
+		return status
+	}
 
 	res, runErr := es.Minimize(ctx, eval, s, opt)
 	if bar != nil {
@@ -429,6 +487,9 @@ func execute(ctx context.Context, name string, rs *checkpoint.Settings, problem 
 	if runErr != nil {
 		failures = append(failures, runErr)
 	}
+	if err := errors.Join(filesErr, files.close()); err != nil {
+		failures = append(failures, err)
+	}
 	if cp != nil {
 		if err := cp.Finish(s, res); err != nil {
 			failures = append(failures, err)
@@ -437,10 +498,6 @@ func execute(ctx context.Context, name string, rs *checkpoint.Settings, problem 
 			res.Reason = reasonCheckpointError
 		}
 		res.Elapsed += cp.ElapsedBefore()
-	} else if opt.Trace != nil {
-		if err := writeTrace(rs.TracePath(), opt.Trace); err != nil {
-			failures = append(failures, err)
-		}
 	}
 	return printResult(name, rs, problem, s, res, failures, cp, out, stdout, stderr)
 }
@@ -487,26 +544,18 @@ func runOptions(rs *checkpoint.Settings, problem objectives.Problem) es.Options 
 		OnError: rs.OnError, Retries: rs.Retries}
 	if rs.Trace != "" {
 		opt.Trace = &es.Trace{Interval: rs.TraceEvery}
-		if problem != nil {
-			if h, ok := problem.Hessian(); ok {
-				opt.Hessian = h
-			}
-		}
+		opt.Hessian, _ = problemHessian(problem)
 	}
 	return opt
 }
 
-// writeTrace writes the trace as CSV to path, atomically.
-func writeTrace(path string, trace *es.Trace) error {
-	var buf bytes.Buffer
-	err := trace.WriteCSV(&buf)
-	if err == nil {
-		err = atomicfile.WriteFile(path, buf.Bytes(), 0o644)
+// problemHessian returns the Hessian of problem (nil with a command) when
+// it is known.
+func problemHessian(problem objectives.Problem) (*linalg.Dense, bool) {
+	if problem == nil {
+		return nil, false
 	}
-	if err != nil {
-		return fmt.Errorf("writing the trace: %w", err)
-	}
-	return nil
+	return problem.Hessian()
 }
 
 // newRunReport returns the summary of a finished run with the settings rs.

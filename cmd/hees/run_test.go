@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -47,7 +48,8 @@ func TestMain(m *testing.M) {
 // are set by the environment: after $HEES_TEST_CRASH_AFTER answers it writes
 // a message on stderr and exits with status 3; after $HEES_TEST_BAD_AFTER
 // answers it answers "oops"; $HEES_TEST_DELAY (a duration) is slept before
-// each answer.
+// each answer. With $HEES_TEST_WORKER_DIR, it first creates the empty file
+// worker-$HEES_WORKER there.
 func objectiveProgram(stdin io.Reader, stdout, stderr io.Writer) int {
 	crashAfter, badAfter := -1, -1
 	if s := os.Getenv("HEES_TEST_CRASH_AFTER"); s != "" {
@@ -57,6 +59,13 @@ func objectiveProgram(stdin io.Reader, stdout, stderr io.Writer) int {
 		badAfter, _ = strconv.Atoi(s)
 	}
 	delay, _ := time.ParseDuration(os.Getenv("HEES_TEST_DELAY"))
+	if dir := os.Getenv("HEES_TEST_WORKER_DIR"); dir != "" {
+		// Leave a file named after the worker index hees gave.
+		if err := os.WriteFile(filepath.Join(dir, "worker-"+os.Getenv("HEES_WORKER")), nil, 0o644); err != nil {
+			fmt.Fprintln(stderr, "objective:", err)
+			return 4
+		}
+	}
 	var problem objectives.Problem
 	sc := bufio.NewScanner(stdin)
 	for n := 0; sc.Scan(); n++ {
@@ -315,6 +324,14 @@ func TestRunTrace(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	comments := 0
+	for strings.HasPrefix(lines[comments], "#") {
+		comments++
+	}
+	if !slices.Contains(lines[:comments], "# problem: ellipsoid:cond=100") || !slices.Contains(lines[:comments], "# d: 4") {
+		t.Errorf("the comment lines do not describe the run:\n%s", strings.Join(lines[:comments], "\n"))
+	}
+	lines = lines[comments:]
 	if lines[0] != "generation,evals,restarts,f_mean,f_generation,f_best,sigma,cond_C,normtrace_C,logdet_A,cond_AHA,normtrace_AHA" {
 		t.Fatalf("header %q", lines[0])
 	}

@@ -24,6 +24,7 @@ import (
 
 	"github.com/hees-dev/hees/es"
 	"github.com/hees-dev/hees/internal/atomicfile"
+	"github.com/hees-dev/hees/internal/runlog"
 	"github.com/hees-dev/hees/internal/session"
 	"github.com/hees-dev/hees/internal/statefile"
 	"github.com/hees-dev/hees/objectives"
@@ -56,24 +57,32 @@ type Settings struct {
 	EvalTimeout time.Duration `json:"eval_timeout"`
 	Trace       string        `json:"trace,omitempty"` // "": no trace
 	TraceEvery  int           `json:"trace_every"`
+	Log         string        `json:"log,omitempty"` // "": no evaluation log
 	// OnError and Retries are the failure policy (es.Options): "" (stop)
 	// or "worst", and the tries again of a failed point.
 	OnError es.OnError `json:"on_error,omitempty"`
 	Retries int        `json:"retries,omitempty"`
 	// Dir is the absolute working directory of the run that created the
-	// checkpoint: the program of Command runs in it and a relative Trace is
-	// resolved against it, wherever hees resume is started, so that a
+	// checkpoint: the program of Command runs in it and a relative Trace or
+	// Log is resolved against it, wherever hees resume is started, so that a
 	// checkpoint means the same run everywhere. Checkpoints without it
 	// (older versions) use the current directory.
 	Dir string `json:"dir,omitempty"`
 }
 
 // TracePath returns the path of the trace file, resolved against Dir.
-func (rs *Settings) TracePath() string {
-	if rs.Dir == "" || rs.Trace == "" || filepath.IsAbs(rs.Trace) {
-		return rs.Trace
+func (rs *Settings) TracePath() string { return rs.resolve(rs.Trace) }
+
+// LogPath returns the path of the evaluation log, resolved against Dir.
+func (rs *Settings) LogPath() string { return rs.resolve(rs.Log) }
+
+// resolve returns path relative to Dir, unchanged when it is absolute or
+// empty or Dir is unknown.
+func (rs *Settings) resolve(path string) string {
+	if rs.Dir == "" || path == "" || filepath.IsAbs(path) {
+		return path
 	}
-	return filepath.Join(rs.Dir, rs.Trace)
+	return filepath.Join(rs.Dir, path)
 }
 
 // File is the payload of a checkpoint: what hees resume needs to continue a
@@ -159,8 +168,9 @@ func lockCheckpoint(ctx context.Context, path string) (func() error, error) {
 }
 
 // Create starts the checkpoints of a new run of s with the settings rs at
-// path, which must not exist, and writes the first one.
-func Create(ctx context.Context, path string, every int, rs *Settings, s es.Strategy) (*Writer, error) {
+// path, which must not exist, and writes the first one. With a trace, the
+// trace file starts with the comment lines of traceMeta.
+func Create(ctx context.Context, path string, every int, rs *Settings, s es.Strategy, traceMeta []runlog.Field) (*Writer, error) {
 	if dir, err := os.Stat(filepath.Dir(path)); err != nil || !dir.IsDir() {
 		return nil, fmt.Errorf("-checkpoint %s: no directory %s to write it in", path, filepath.Dir(path))
 	}
@@ -183,7 +193,7 @@ func Create(ctx context.Context, path string, every int, rs *Settings, s es.Stra
 		return nil, err
 	}
 	if rs.Trace != "" {
-		header := traceHeader()
+		header := append(runlog.Comment(traceMeta), traceHeader()...)
 		if err := atomicfile.WriteFile(rs.TracePath(), header, 0o644); err != nil {
 			c.Close()
 			return nil, fmt.Errorf("writing the trace: %w", err)
@@ -253,7 +263,6 @@ func read(path string) (*State, error) {
 // checkpoint, removing the rows of generations after it.
 func (c *Writer) restoreTrace() error {
 	path, size := c.file.Run.TracePath(), c.file.TraceBytes
-	header := traceHeader()
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if err != nil {
 		return fmt.Errorf("the trace of the run: %w", err)
@@ -263,8 +272,8 @@ func (c *Writer) restoreTrace() error {
 	if err != nil {
 		return fmt.Errorf("the trace of the run: %w", err)
 	}
-	head := make([]byte, len(header))
-	if _, err := io.ReadFull(f, head); err != nil || info.Size() < size || !bytes.Equal(head, header) {
+	header, err := runlog.ReadHeader(f)
+	if err != nil || info.Size() < size || header+"\n" != string(traceHeader()) {
 		return fmt.Errorf("the trace %s is not the one of the checkpoint (it has %d bytes, the checkpoint %d bytes of it); was it changed?",
 			path, info.Size(), size)
 	}
@@ -369,11 +378,10 @@ func (c *Writer) AppendTrace() error {
 		return nil
 	}
 	var buf bytes.Buffer
-	rows := es.Trace{Rows: c.trace.Rows[c.traceRows:]}
-	if err := rows.WriteCSV(&buf); err != nil {
+	if err := c.trace.WriteCSVRows(&buf, c.traceRows); err != nil {
 		return err
 	}
-	data := buf.Bytes()[len(traceHeader()):]
+	data := buf.Bytes()
 	f, err := os.OpenFile(c.file.Run.TracePath(), os.O_WRONLY, 0)
 	if err != nil {
 		return err
@@ -494,6 +502,9 @@ func FinishedResult(s es.Strategy, reason es.Reason) (es.Result, error) {
 // Settings returns the settings of the run, which hees resume may change
 // (the workers) before it continues.
 func (c *Writer) Settings() *Settings { return &c.file.Run }
+
+// Every is the number of generations between two checkpoints.
+func (c *Writer) Every() int { return c.file.Every }
 
 // SetTrace gives the Writer the run's trace (nil without -trace), whose
 // new rows each checkpoint appends to the trace file.

@@ -33,7 +33,7 @@ func TestCheckpointRecordsStop(t *testing.T) {
 	}
 	rs := Settings{Algo: "hees", Restarts: "none", Seed: 1, Problem: "sphere", Dim: 3, Target: &target, Workers: 1, TraceEvery: 1}
 	path := filepath.Join(dir, "cp.hees")
-	cp, err := Create(context.Background(), path, 4, &rs, s)
+	cp, err := Create(context.Background(), path, 4, &rs, s, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

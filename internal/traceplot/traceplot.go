@@ -1,7 +1,9 @@
 // Package traceplot draws the trace of a run (es.Trace.WriteCSV, hees run
 // -trace) as an SVG figure for hees plot: the objective, the step size, and
 // the condition and normalised trace of C = A A^T (and of A^T H A when the
-// trace has them) against the evaluations.
+// trace has them) against the evaluations. It also draws the evaluation log
+// of a run (hees run -log, internal/runlog): every value, and the best so
+// far. Lines that start with '#' (the run's description) are skipped.
 package traceplot
 
 import (
@@ -27,12 +29,22 @@ var traceColumns = []string{
 // traceRequired are the columns a trace must have.
 var traceRequired = []string{"evals", "f_best", "sigma"}
 
+// The columns of an evaluation log (runlog.LogHeader) that plot reads.
+const (
+	logEvaluation = "evaluation"
+	logValue      = "f"
+	logStatus     = "status"
+)
+
 // Trace holds the columns of a trace by name. An empty cell (a value
 // the trace did not compute, such as the matrix columns between two
 // intervals) is left out of its column, so each column keeps the
 // evaluation counts of its own rows.
 type Trace struct {
 	columns map[string]traceColumn
+	// log says that the file was an evaluation log: f_generation then
+	// holds every value and f_best the best so far.
+	log bool
 }
 
 // traceColumn is one column of a trace: its values and the evaluation
@@ -46,6 +58,7 @@ type traceColumn struct {
 func Read(data []byte) (*Trace, error) {
 	r := csv.NewReader(bytes.NewReader(data))
 	r.ReuseRecord = true
+	r.Comment = '#' // the lines that describe the run
 	header, err := r.Read()
 	if err == io.EOF {
 		return nil, errors.New("empty file, want a CSV header such as hees run -trace writes")
@@ -57,6 +70,9 @@ func Read(data []byte) (*Trace, error) {
 	for i, name := range header {
 		index[strings.TrimSpace(name)] = i
 	}
+	if _, ok := index[logEvaluation]; ok {
+		return readLog(r, index)
+	}
 	for _, name := range traceRequired {
 		if _, ok := index[name]; !ok {
 			return nil, fmt.Errorf("no column %q in the header (want a trace written by hees run -trace)", name)
@@ -64,15 +80,7 @@ func Read(data []byte) (*Trace, error) {
 	}
 	t := &Trace{columns: map[string]traceColumn{}}
 	rows := 0
-	for {
-		rec, err := r.Read()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		line, _ := r.FieldPos(0)
+	err = forEachRecord(r, func(rec []string, line int) error {
 		cell := func(name string) (v float64, ok bool, err error) {
 			i, ok := index[name]
 			if !ok {
@@ -89,16 +97,16 @@ func Read(data []byte) (*Trace, error) {
 		}
 		evals, ok, err := cell("evals")
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if !ok {
-			return nil, fmt.Errorf("line %d: the evals cell is empty", line)
+			return fmt.Errorf("line %d: the evals cell is empty", line)
 		}
 		rows++
 		for _, name := range traceColumns {
 			v, ok, err := cell(name)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			if ok {
 				c := t.columns[name]
@@ -106,11 +114,93 @@ func Read(data []byte) (*Trace, error) {
 				t.columns[name] = c
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if rows == 0 {
 		return nil, errors.New("no rows after the header")
 	}
 	return t, nil
+}
+
+// readLog reads the rows of an evaluation log after its header, whose
+// columns index gives: the value of each evaluation whose status is ok
+// goes to f_generation, the smallest so far to f_best.
+func readLog(r *csv.Reader, index map[string]int) (*Trace, error) {
+	iEval := index[logEvaluation]
+	iValue, okValue := index[logValue]
+	iStatus, okStatus := index[logStatus]
+	if !okValue {
+		return nil, fmt.Errorf("no column %q in the header (want a log written by hees run -log)", logValue)
+	}
+	var all, best traceColumn
+	fBest := math.Inf(1)
+	err := forEachRecord(r, func(rec []string, line int) error {
+		if okStatus && strings.TrimSpace(rec[iStatus]) != "ok" {
+			return nil
+		}
+		evals, err := strconv.ParseFloat(strings.TrimSpace(rec[iEval]), 64)
+		if err != nil {
+			return fmt.Errorf("line %d, column %s: %q is not a number", line, logEvaluation, rec[iEval])
+		}
+		v, err := strconv.ParseFloat(strings.TrimSpace(rec[iValue]), 64)
+		if err != nil {
+			return fmt.Errorf("line %d, column %s: %q is not a number", line, logValue, rec[iValue])
+		}
+		all.evals, all.values = append(all.evals, evals), append(all.values, v)
+		if v < fBest {
+			fBest = v
+		}
+		best.evals, best.values = append(best.evals, evals), append(best.values, fBest)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(all.values) == 0 {
+		return nil, errors.New("no evaluation with status ok after the header")
+	}
+	return &Trace{columns: map[string]traceColumn{"f_generation": all, "f_best": best}, log: true}, nil
+}
+
+// forEachRecord calls f with every record left in r and its line, until
+// the end or the first error.
+func forEachRecord(r *csv.Reader, f func(rec []string, line int) error) error {
+	for {
+		rec, err := r.Read()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		line, _ := r.FieldPos(0)
+		if err := f(rec, line); err != nil {
+			return err
+		}
+	}
+}
+
+// Hidden counts the values of the objective panel that its logarithmic
+// axis cannot show: those at or below fopt with subtract (f - fopt <= 0),
+// none otherwise (without subtract the axis is linear unless every value
+// is positive). hees plot warns about them rather than drop them in
+// silence.
+func (t *Trace) Hidden(subtract bool, fopt float64) int {
+	if !subtract {
+		return 0
+	}
+	n := 0
+	for _, name := range []string{"f_generation", "f_best"} {
+		for _, v := range t.columns[name].values {
+			if v-fopt <= 0 {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // series returns the named column as a series against evaluations, with
@@ -142,7 +232,11 @@ func (t *Trace) Figure(title string, subtract bool, fopt float64) (*svgplot.Figu
 	objective.YLabel = label
 	// The generation's best goes first, in a light colour, so that the
 	// best so far is drawn over it.
-	if s, ok := t.series("f_generation", "generation's best "+label, value); ok {
+	name := "generation's best "
+	if t.log {
+		name = "evaluated "
+	}
+	if s, ok := t.series("f_generation", name+label, value); ok {
 		s.Color = "#bbbbbb"
 		objective.Series = append(objective.Series, s)
 	}

@@ -1,0 +1,277 @@
+// Package runlog writes the files a run of hees keeps as it goes, so that
+// they survive a kill: the evaluation log (hees run -log), one CSV row per
+// evaluation, and the head of the trace (hees run -trace). Both start with
+// "# name: value" comment lines that describe the run (Field), then a CSV
+// header line.
+//
+// A Log writes each generation's rows with one write to the operating
+// system, right after the generation: a kill, even SIGKILL, of the process
+// loses at most the generation under way. It does not fsync: after a crash
+// of the machine itself the last rows may be missing (Sync flushes them to
+// the disk; hees run calls it before each checkpoint and at the end).
+package runlog
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/hees-dev/hees/es"
+	"github.com/hees-dev/hees/linalg"
+)
+
+// Field is one line of metadata, written "# Name: Value".
+type Field struct {
+	Name, Value string
+}
+
+// Comment returns the fields as comment lines, "# name: value" each. A
+// newline in a value is written as a space, so that every field stays on
+// its line.
+func Comment(fields []Field) []byte {
+	var b bytes.Buffer
+	for _, f := range fields {
+		fmt.Fprintf(&b, "# %s: %s\n", f.Name, strings.ReplaceAll(f.Value, "\n", " "))
+	}
+	return b.Bytes()
+}
+
+// FindHeader returns the header of a CSV file with comment lines: the first
+// line of head that does not start with '#', without its newline, and false
+// when head holds none complete.
+func FindHeader(head []byte) (string, bool) {
+	for len(head) > 0 {
+		line, rest, ok := bytes.Cut(head, []byte("\n"))
+		if !ok {
+			return "", false
+		}
+		if !bytes.HasPrefix(line, []byte("#")) {
+			return string(line), true
+		}
+		head = rest
+	}
+	return "", false
+}
+
+// maxHead bounds how much of an existing file is read to find its header:
+// the comment lines of one run take far less.
+const maxHead = 1 << 20
+
+// ReadHeader returns the header of the CSV file f (see FindHeader), read
+// from its first maxHead bytes; an error says that it has none.
+func ReadHeader(f io.ReaderAt) (string, error) {
+	head := make([]byte, maxHead)
+	n, err := f.ReadAt(head, 0)
+	if err != nil && err != io.EOF {
+		return "", err
+	}
+	header, ok := FindHeader(head[:n])
+	if !ok {
+		return "", errors.New("no CSV header line after the comment lines")
+	}
+	return header, nil
+}
+
+// Status is the status column of a log row.
+type Status string
+
+// The statuses of an evaluation.
+const (
+	// StatusOK: the objective returned the value in column f.
+	StatusOK Status = "ok"
+	// StatusFailed: the evaluation failed; f holds the value the
+	// strategy was told in its place (NaN ranks worst).
+	StatusFailed Status = "failed"
+)
+
+// Log is an evaluation log: a CSV file with the columns
+//
+//	evaluation,generation,row,status,f,x1,...,xd
+//
+// evaluation counts the evaluations of the run from 1, generation and row
+// name the candidate (row r of generation g, the strategy's count before
+// the generation's Tell), status is a Status, f the value and x1 ... xd the
+// point. Floats are written in the shortest form that reads back to the
+// same float64 ("NaN", "+Inf" and "-Inf" for those values).
+type Log struct {
+	file *os.File
+	dim  int
+	buf  []byte
+}
+
+// LogHeader returns the header line of a log of points of d coordinates,
+// without its newline.
+func LogHeader(d int) string {
+	var b strings.Builder
+	b.WriteString("evaluation,generation,row,status,f")
+	for i := 1; i <= d; i++ {
+		fmt.Fprintf(&b, ",x%d", i)
+	}
+	return b.String()
+}
+
+// OpenLog opens the log at path for a run in d dimensions described by
+// meta, creating it when it does not exist. A new or empty file gets the
+// comment lines of meta and the header. An existing log is appended to: it
+// must have the same header (a log of another dimension is an error that
+// says so), a last line that a crash cut short is removed, and the comment
+// lines of meta are appended before the new rows, so that the file tells
+// its runs apart.
+func OpenLog(path string, d int, meta []Field) (*Log, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	l := &Log{file: f, dim: d}
+	if err := l.start(meta); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return l, nil
+}
+
+// start writes the head of a new log, or checks an existing one and cuts
+// off a partial last line, then writes the comment lines of meta.
+func (l *Log) start(meta []Field) error {
+	info, err := l.file.Stat()
+	if err != nil {
+		return err
+	}
+	header := LogHeader(l.dim)
+	head := Comment(meta)
+	if size := info.Size(); size == 0 {
+		head = append(head, header+"\n"...)
+	} else {
+		got, err := ReadHeader(l.file)
+		if err != nil {
+			return err
+		}
+		if got != header {
+			return fmt.Errorf("its header is not the one of a log in %d dimensions (%.60q...): give another -log file", l.dim, got)
+		}
+		if err := cutPartialLine(l.file, size); err != nil {
+			return err
+		}
+	}
+	_, err = l.file.Write(head)
+	return err
+}
+
+// cutPartialLine truncates f, of size bytes, after its last newline.
+func cutPartialLine(f *os.File, size int64) error {
+	var last [1]byte
+	if _, err := f.ReadAt(last[:], size-1); err != nil {
+		return err
+	}
+	if last[0] == '\n' {
+		return nil
+	}
+	const chunk = 1 << 16
+	buf := make([]byte, chunk)
+	for end := size - 1; end > 0; {
+		start := max(0, end-chunk)
+		n, err := f.ReadAt(buf[:end-start], start)
+		if err != nil {
+			return err
+		}
+		if i := bytes.LastIndexByte(buf[:n], '\n'); i >= 0 {
+			return f.Truncate(start + int64(i) + 1)
+		}
+		end = start
+	}
+	return f.Truncate(0)
+}
+
+// Comment appends comment lines of fields, such as a note that the run
+// was resumed.
+func (l *Log) Comment(fields []Field) error {
+	_, err := l.file.Write(Comment(fields))
+	return err
+}
+
+// Generation appends the rows of one generation, with one write: the
+// candidates x (one per row, d columns) of generation gen, their values f,
+// and their statuses (nil: all StatusOK). first is the evaluation number
+// of row 0.
+func (l *Log) Generation(first, gen int, x *linalg.Dense, f []float64, status []Status) error {
+	rows, cols := x.Dims()
+	if cols != l.dim || len(f) != rows || (status != nil && len(status) != rows) {
+		return fmt.Errorf("runlog: %dx%d candidates, %d values, %d statuses for a log in %d dimensions", rows, cols, len(f), len(status), l.dim)
+	}
+	buf := l.buf[:0]
+	for i := range rows {
+		buf = strconv.AppendInt(buf, int64(first+i), 10)
+		buf = append(buf, ',')
+		buf = strconv.AppendInt(buf, int64(gen), 10)
+		buf = append(buf, ',')
+		buf = strconv.AppendInt(buf, int64(i), 10)
+		buf = append(buf, ',')
+		st := StatusOK
+		if status != nil {
+			st = status[i]
+		}
+		buf = append(buf, st...)
+		buf = append(buf, ',')
+		buf = strconv.AppendFloat(buf, f[i], 'g', -1, 64)
+		for _, v := range x.RawRow(i) {
+			buf = append(buf, ',')
+			buf = strconv.AppendFloat(buf, v, 'g', -1, 64)
+		}
+		buf = append(buf, '\n')
+	}
+	l.buf = buf
+	_, err := l.file.Write(buf)
+	return err
+}
+
+// Sync flushes the rows written so far to the disk.
+func (l *Log) Sync() error { return l.file.Sync() }
+
+// Close closes the file.
+func (l *Log) Close() error { return l.file.Close() }
+
+// TraceFile is a trace file (hees run -trace without -checkpoint) written
+// as the run goes: the comment lines, the header of es.Trace.WriteCSV,
+// then the rows, appended after each generation with one write.
+type TraceFile struct {
+	file *os.File
+	rows int // rows of the trace already in the file
+}
+
+// CreateTrace creates (or empties) the trace file at path and writes the
+// comment lines of meta and the header.
+func CreateTrace(path string, meta []Field) (*TraceFile, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	var head bytes.Buffer
+	head.Write(Comment(meta))
+	new(es.Trace).WriteCSV(&head) // a bytes.Buffer does not fail
+	if _, err := f.Write(head.Bytes()); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &TraceFile{file: f}, nil
+}
+
+// Append writes the rows of t recorded since the last call, with one write.
+func (tf *TraceFile) Append(t *es.Trace) error {
+	if len(t.Rows) == tf.rows {
+		return nil
+	}
+	var buf bytes.Buffer
+	t.WriteCSVRows(&buf, tf.rows) // a bytes.Buffer does not fail
+	if _, err := tf.file.Write(buf.Bytes()); err != nil {
+		return err
+	}
+	tf.rows = len(t.Rows)
+	return nil
+}
+
+// Close closes the file.
+func (tf *TraceFile) Close() error { return tf.file.Close() }
