@@ -183,6 +183,10 @@ type Progress struct {
 	// belong to the run: read them during the call only.
 	Candidates *linalg.Dense
 	Values     []float64
+	// Failed marks, by row, the candidates whose evaluation failed and that
+	// were told as NaN (Options.OnErrorWorst); nil when none failed. It
+	// belongs to the run like Candidates.
+	Failed []bool
 }
 
 // Result is the outcome of Minimize.
@@ -400,6 +404,7 @@ func Minimize(ctx context.Context, p Problem, s Strategy, opt Options) (Result, 
 				Stop:           run.Reason(),
 				Candidates:     pop,
 				Values:         ev.f,
+				Failed:         ev.failedRows(),
 			})
 		}
 		if run.Reason() != "" {
@@ -481,12 +486,13 @@ type evaluator struct {
 	generation int // for the failure report
 	workers    int // goroutines that evaluate, the caller included
 
-	policy   OnError
-	retries  int
-	lost     []*ObjectiveError // per row: its failure under OnErrorWorst, else nil
-	inRow    int               // failed points in a row, in row order
-	failures int               // points told as NaN after a failure
-	last     *ObjectiveError   // the last of them, in row order
+	policy    OnError
+	retries   int
+	lost      []*ObjectiveError // per row: its failure under OnErrorWorst, else nil
+	inRow     int               // failed points in a row, in row order
+	failures  int               // points told as NaN after a failure
+	last      *ObjectiveError   // the last of them, in row order
+	failedBuf []bool            // failedRows's result
 
 	rows int
 	next atomic.Int64 // next row to claim
@@ -599,6 +605,19 @@ func (e *evaluator) evalRow(i int) {
 	default:
 		e.fail(&ObjectiveError{X: slices.Clone(x), Generation: e.generation, Row: i, Err: err})
 	}
+}
+
+// failedRows returns which rows of the generation just told failed, or nil
+// when none did. The slice is reused from one generation to the next.
+func (e *evaluator) failedRows() []bool {
+	if !slices.ContainsFunc(e.lost, func(l *ObjectiveError) bool { return l != nil }) {
+		return nil
+	}
+	e.failedBuf = slices.Grow(e.failedBuf[:0], len(e.lost))[:len(e.lost)]
+	for i, l := range e.lost {
+		e.failedBuf[i] = l != nil
+	}
+	return e.failedBuf
 }
 
 // countFailures counts the failed points of the generation just told, in

@@ -28,10 +28,11 @@ func buildFlaky(t *testing.T) string {
 // crash; -retries does not help a point that always crashes.
 func TestRunOnErrorNaN(t *testing.T) {
 	flaky := buildFlaky(t)
-	var outs []string
+	var outs, logs []string
 	for _, workers := range []string{"1", "4"} {
+		logFile := filepath.Join(t.TempDir(), "evals.csv")
 		code, out, errOut := runCLI("run", "-cmd", flaky, "-d", "4", "-target", "1e-8", "-on-error", "nan",
-			"-retries", "1", "-workers", workers, "-json", "-q")
+			"-retries", "1", "-workers", workers, "-json", "-q", "-log", logFile)
 		if code != exitOK {
 			t.Fatalf("workers %s: exit %d, stderr:\n%s", workers, code, errOut)
 		}
@@ -43,9 +44,35 @@ func TestRunOnErrorNaN(t *testing.T) {
 			t.Errorf("workers %s: %s", workers, out)
 		}
 		outs = append(outs, out)
+		data, err := os.ReadFile(logFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		logs = append(logs, string(data))
 	}
 	if outs[0] != outs[1] {
 		t.Errorf("1 worker:\n%s4 workers:\n%s", outs[0], outs[1])
+	}
+	// The log marks the failed points (told as NaN) and only them, the same
+	// way for any number of workers.
+	if logs[0] != logs[1] {
+		t.Errorf("-log differs between 1 and 4 workers")
+	}
+	var failed, nanOK int
+	for _, line := range strings.Split(logs[0], "\n") {
+		cols := strings.Split(line, ",")
+		if len(cols) < 5 || strings.HasPrefix(line, "#") {
+			continue
+		}
+		switch {
+		case cols[3] == "failed" && cols[4] == "NaN":
+			failed++
+		case cols[3] == "failed" || cols[4] == "NaN":
+			nanOK++
+		}
+	}
+	if failed == 0 || nanOK != 0 {
+		t.Errorf("-log: %d rows failed with NaN, %d rows with only one of status failed and value NaN; want some and none", failed, nanOK)
 	}
 	code, _, errOut := runCLI("run", "-cmd", flaky, "-d", "4", "-target", "1e-8", "-q")
 	if code != exitFailure || !strings.Contains(errOut, "flaky: crashed at") {

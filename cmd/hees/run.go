@@ -112,8 +112,9 @@ d, the seed, the population, the budget and the target), then the header
   evaluation,generation,row,status,f,x1,...,xd
 
 evaluation counts from 1, generation and row name the candidate (as the
-IDs of hees ask do), status is ok, and f is the value. An existing FILE is
-appended to (it must have the same header): the comment lines of the new
+IDs of hees ask do), status is ok, or failed for a point whose evaluation
+failed and was ranked worst (-on-error nan; f is then NaN), and f is the
+value. An existing FILE is appended to (it must have the same header): the comment lines of the new
 run come first, and a resumed run says after which generation it goes on
 (it evaluates the generations after its checkpoint again). The rows do not
 depend on -workers.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"strconv"
 
 	"github.com/hees-dev/hees/es"
@@ -49,9 +50,11 @@ func runMetadata(rs *checkpoint.Settings, problem objectives.Problem, s es.Strat
 // evaluation log (-log) and, without a checkpoint (which appends the
 // trace itself), the trace (-trace).
 type runFiles struct {
-	log   *runlog.Log
-	trace *runlog.TraceFile
-	rows  *es.Trace // the trace being recorded
+	log *runlog.Log
+	// status is the log's per-row status of a generation with failures.
+	status []runlog.Status
+	trace  *runlog.TraceFile
+	rows   *es.Trace // the trace being recorded
 	// syncEvery is the checkpoints' interval in generations (0: no
 	// checkpoint): the log is flushed to the disk before each checkpoint,
 	// so that even after a crash of the machine it holds every generation
@@ -95,7 +98,18 @@ func openRunFiles(rs *checkpoint.Settings, meta []runlog.Field, s es.Strategy, t
 func (rf *runFiles) afterGeneration(pr es.Progress) error {
 	if rf.log != nil {
 		rows, _ := pr.Candidates.Dims()
-		err := rf.log.Generation(pr.Evals-rows+1, pr.Generation-1, pr.Candidates, pr.Values, nil)
+		var status []runlog.Status
+		if pr.Failed != nil {
+			rf.status = slices.Grow(rf.status[:0], rows)[:rows]
+			for i, failed := range pr.Failed {
+				rf.status[i] = runlog.StatusOK
+				if failed {
+					rf.status[i] = runlog.StatusFailed
+				}
+			}
+			status = rf.status
+		}
+		err := rf.log.Generation(pr.Evals-rows+1, pr.Generation-1, pr.Candidates, pr.Values, status)
 		if err == nil && rf.syncEvery > 0 && pr.Generation%rf.syncEvery == 0 {
 			err = rf.log.Sync()
 		}
