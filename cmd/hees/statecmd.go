@@ -9,7 +9,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -137,10 +136,6 @@ const (
 	// defaultWorkerLease is the default of worker -lease, which the worker
 	// renews every third of it while it evaluates.
 	defaultWorkerLease = time.Minute
-	// pollMin and pollMax bound the wait between two looks at the state
-	// file of ask -claim -wait and worker when nothing can be claimed.
-	pollMin = 50 * time.Millisecond
-	pollMax = 2 * time.Second
 )
 
 // onErrorFlag is the failure policy of init -on-error.
@@ -169,20 +164,21 @@ func checkLease(lease time.Duration) error {
 	return nil
 }
 
-// missingState returns the usageError of a state file that does not
-// exist.
-func missingState(path string) error {
-	return usagef("state file %s does not exist (create it with hees init)", path)
+// stateError makes a missing state file a usageError.
+func stateError(err error) error {
+	if me := (*session.MissingError)(nil); errors.As(err, &me) {
+		return &usageError{err.Error()}
+	}
+	return err
 }
 
-// loadSession reads the state file at path. A missing file is a
-// usageError.
-func loadSession(path string) (*session.Session, error) {
-	ss, err := session.Read(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, missingState(path)
-	}
-	return ss, err
+// lockedStore is the state file at path of the command name, which says
+// on stderr what it waits for when another process holds the lock long
+// (it goes on waiting until Ctrl-C).
+func lockedStore(name, path string, stderr io.Writer) session.Store {
+	return session.Store{Path: path, Waiting: func() {
+		fmt.Fprintf(stderr, "%s: waiting for %s.lock, held by another hees process using %s (Ctrl-C to stop waiting)\n", name, path, path)
+	}}
 }
 
 // stateFlag registers -state on fs.
@@ -252,13 +248,7 @@ func runInit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 	ctx, stop := signalContext()
 	defer stop()
-	err = withStateLock(ctx, name, stderr, *path, func() error {
-		if _, err := os.Lstat(*path); err == nil && !*force {
-			return fmt.Errorf("%s exists (use -force to replace it)", *path)
-		}
-		return ss.Save(*path)
-	})
-	if err != nil {
+	if err := lockedStore(name, *path, stderr).Create(ctx, ss, *force); err != nil {
 		return report(stderr, name, err)
 	}
 	return exitOK
@@ -295,9 +285,9 @@ func runAsk(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	// No lock: a state file is replaced atomically, so this reads one
 	// complete version of it.
-	ss, err := loadSession(*path)
+	ss, err := session.Store{Path: *path}.Load()
 	if err != nil {
-		return report(stderr, name, err)
+		return report(stderr, name, stateError(err))
 	}
 	if ss.File.Stop != "" {
 		fmt.Fprintf(stderr, "%s: the run has stopped (%s); nothing to evaluate\n", name, ss.File.Stop)
@@ -316,156 +306,36 @@ func runAsk(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// claimed is a candidate leased by a claim.
-type claimed struct {
-	id session.ID
-	x  []float64
-}
-
-// claimState claims up to n candidates of the state file at path under
-// its lock, after applying the told line (nil: none), and returns them,
-// the stop of the run ("" while it goes on), and the problems of the told
-// line.
-func claimState(ctx context.Context, path string, told []session.Line, n int, lease time.Duration) ([]claimed, es.Reason, []session.BadLine, error) {
-	var (
-		got    []claimed
-		reason es.Reason
-		bad    []session.BadLine
-	)
-	err := session.WithLock(ctx, path, func() error {
-		ss, err := loadSession(path)
-		if err != nil {
-			return err
-		}
-		if len(told) > 0 {
-			var t session.Told
-			t, bad = ss.Check(told)
-			if blocking(bad) == exitOK {
-				if err := ss.Apply(t); err != nil {
-					return err
-				}
-			}
-		}
-		now := time.Now()
-		expired, err := ss.Expire(now)
-		if err != nil {
-			return err
-		}
-		rows, err := ss.Claim(now, n, lease)
-		if err != nil {
-			return err
-		}
-		for _, row := range rows {
-			got = append(got, claimed{ss.ID(row), slices.Clone(ss.Candidate(row))})
-		}
-		reason = ss.File.Stop
-		if len(told) == 0 && len(rows) == 0 && expired == 0 {
-			return nil // nothing changed
-		}
-		return ss.Save(path)
-	})
-	return got, reason, bad, err
-}
-
 // askClaim is ask -claim.
 func askClaim(ctx context.Context, path string, n int, lease time.Duration, wait bool, stdout, stderr io.Writer) int {
 	const name = "hees ask"
-	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-		return report(stderr, name, missingState(path)) // before the lock creates STATE.lock
-	}
-	var poll poller
+	poll := session.Poller{Path: path}
 	for {
-		got, reason, _, err := claimState(ctx, path, nil, n, lease)
+		got, err := session.Store{Path: path}.Claim(ctx, nil, n, lease)
 		if err != nil {
-			return report(stderr, name, err)
+			return report(stderr, name, stateError(err))
 		}
-		if len(got) > 0 {
+		if len(got.Candidates) > 0 {
 			out := bufio.NewWriter(stdout)
-			for _, c := range got {
-				fmt.Fprintf(out, "%s %s\n", c.id, formatPoint(c.x))
+			for _, c := range got.Candidates {
+				fmt.Fprintf(out, "%s %s\n", c.ID, formatPoint(c.X))
 			}
 			if err := out.Flush(); err != nil {
 				return report(stderr, name, err)
 			}
 			return exitOK
 		}
-		if reason != "" {
-			fmt.Fprintf(stderr, "%s: the run has stopped (%s); nothing to evaluate\n", name, reason)
+		if got.Stop != "" {
+			fmt.Fprintf(stderr, "%s: the run has stopped (%s); nothing to evaluate\n", name, got.Stop)
 			return exitStopped
 		}
 		if !wait {
 			return exitOK
 		}
-		if err := poll.wait(ctx, path); err != nil {
-			return report(stderr, name, err)
+		if err := poll.Wait(ctx); err != nil {
+			return report(stderr, name, stateError(err))
 		}
 	}
-}
-
-// poller waits, without the lock, for the state file to offer a candidate
-// to claim, or to record a stop: it looks at the file from pollMin to
-// pollMax apart (doubling while it does not change, and never past the
-// next lease expiry), reading it only when it has changed.
-type poller struct {
-	backoff time.Duration
-	last    os.FileInfo
-}
-
-// wait returns when a claim may find a candidate or the run has stopped,
-// or with ctx's error.
-func (p *poller) wait(ctx context.Context, path string) error {
-	if p.backoff == 0 {
-		p.backoff = pollMin
-	}
-	var expiry time.Time
-	for {
-		delay := p.backoff
-		if !expiry.IsZero() {
-			delay = min(delay, max(time.Until(expiry), 0))
-		}
-		timer := time.NewTimer(delay)
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			return fmt.Errorf("waiting for a candidate: %w", ctx.Err())
-		case <-timer.C:
-		}
-		p.backoff = min(2*p.backoff, pollMax)
-		info, err := openStat(path)
-		if err != nil {
-			return err
-		}
-		changed := p.last == nil || !os.SameFile(info, p.last) || !info.ModTime().Equal(p.last.ModTime())
-		if !changed && (expiry.IsZero() || time.Now().Before(expiry)) {
-			continue
-		}
-		p.last = info
-		ss, err := loadSession(path)
-		if err != nil {
-			return err
-		}
-		now := time.Now()
-		if ss.File.Stop != "" || ss.Claimable(now) > 0 {
-			p.backoff = pollMin
-			return nil
-		}
-		if changed {
-			p.backoff = pollMin // the run moves: look again soon
-		}
-		expiry, _ = ss.NextExpiry(now)
-	}
-}
-
-// openStat returns the FileInfo of the file at path through an open file:
-// on NFS, opening revalidates the cached attributes (close-to-open
-// consistency), which a stat alone may not do for up to a minute.
-func openStat(path string) (os.FileInfo, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return f.Stat()
 }
 
 // blocking returns the exit status that the problems of a tell call for:
@@ -521,28 +391,10 @@ func runTell(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return report(stderr, name, fmt.Errorf("reading standard input: %w", err))
 	}
-	if _, err := os.Stat(*path); errors.Is(err, os.ErrNotExist) {
-		// Checked before the lock, which would create STATE.lock.
-		return report(stderr, name, missingState(*path))
-	}
 	ctx, stop := signalContext()
 	defer stop()
-	err = withStateLock(ctx, name, stderr, *path, func() error {
-		ss, err := loadSession(*path)
-		if err != nil {
-			return err
-		}
-		told, invalid := ss.Check(lines)
-		if bad = append(bad, invalid...); blocking(bad) != exitOK || len(told.Values)+len(told.Failed) == 0 {
-			return nil // nothing to apply, or bad lines: apply nothing
-		}
-		if err := ss.Apply(told); err != nil {
-			return err
-		}
-		return ss.Save(*path)
-	})
-	if err != nil {
-		return report(stderr, name, err)
+	if bad, err = lockedStore(name, *path, stderr).Tell(ctx, lines, bad); err != nil {
+		return report(stderr, name, stateError(err))
 	}
 	return reportTold(name, bad, stderr)
 }
@@ -607,9 +459,9 @@ func runStatus(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err := requireState(*path); err != nil {
 		return report(stderr, name, err)
 	}
-	ss, err := loadSession(*path)
+	ss, err := session.Store{Path: *path}.Load()
 	if err != nil {
-		return report(stderr, name, err)
+		return report(stderr, name, stateError(err))
 	}
 	x, f := ss.Best()
 	rep := statusReport{

@@ -24,7 +24,6 @@ package session
 
 import (
 	"bufio"
-	"context"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -37,7 +36,6 @@ import (
 	"time"
 
 	"github.com/hees-dev/hees/es"
-	"github.com/hees-dev/hees/internal/atomicfile"
 	"github.com/hees-dev/hees/internal/statefile"
 	"github.com/hees-dev/hees/linalg"
 )
@@ -645,22 +643,6 @@ func (ss *Session) Best() ([]float64, float64) {
 	return x, f
 }
 
-// WithLock runs fn while holding the lock file of the state file at path,
-// FILE.lock, under which every write of the state file happens.
-func WithLock(ctx context.Context, path string, fn func() error) (err error) {
-	unlock, err := atomicfile.Lock(ctx, path+".lock")
-	if err != nil {
-		return err
-	}
-	atomicfile.RemoveStaleTemps(path) // best effort: a leftover is only clutter
-	defer func() {
-		if uerr := unlock(); err == nil {
-			err = uerr
-		}
-	}()
-	return fn()
-}
-
 // Line is one "ID VALUE" line of the input of tell.
 type Line struct {
 	line   int
@@ -668,6 +650,18 @@ type Line struct {
 	value  float64
 	failed bool // VALUE was FailedWord
 }
+
+// ValueLine is the line that tells value v of id, as ReadTold reads
+// "ID VALUE" (a NaN is read as math.NaN()).
+func ValueLine(id ID, v float64) Line {
+	if math.IsNaN(v) {
+		v = math.NaN()
+	}
+	return Line{line: 1, id: id, value: v}
+}
+
+// FailedLine is the line that tells that the evaluation of id failed.
+func FailedLine(id ID) Line { return Line{line: 1, id: id, failed: true} }
 
 // Problem classifies a line of tell that is not applied.
 type Problem int
@@ -689,6 +683,14 @@ const (
 	// of a generation whose values are no longer kept.
 	Ignored
 )
+
+// Blocking reports whether bad holds a line that makes a tell apply
+// nothing: bad input, a conflict or a stopped run.
+func Blocking(bad []BadLine) bool {
+	return slices.ContainsFunc(bad, func(b BadLine) bool {
+		return b.Problem == BadInput || b.Problem == Conflict || b.Problem == Stopped
+	})
+}
 
 // BadLine is a line of the input of tell that is not applied.
 type BadLine struct {
