@@ -172,6 +172,14 @@ func stateError(err error) error {
 	return err
 }
 
+// loadState reads the state file at path without the lock (a state file
+// is replaced atomically, so this reads one complete version of it). A
+// missing file is a usageError.
+func loadState(path string) (*session.Session, error) {
+	ss, err := session.Store{Path: path}.Load()
+	return ss, stateError(err)
+}
+
 // lockedStore is the state file at path of the command name, which says
 // on stderr what it waits for when another process holds the lock long
 // (it goes on waiting until Ctrl-C).
@@ -283,11 +291,9 @@ func runAsk(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		defer stop()
 		return askClaim(ctx, *path, *claim, *lease, *wait, stdout, stderr)
 	}
-	// No lock: a state file is replaced atomically, so this reads one
-	// complete version of it.
-	ss, err := session.Store{Path: *path}.Load()
+	ss, err := loadState(*path)
 	if err != nil {
-		return report(stderr, name, stateError(err))
+		return report(stderr, name, err)
 	}
 	if ss.File.Stop != "" {
 		fmt.Fprintf(stderr, "%s: the run has stopped (%s); nothing to evaluate\n", name, ss.File.Stop)
@@ -459,9 +465,9 @@ func runStatus(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err := requireState(*path); err != nil {
 		return report(stderr, name, err)
 	}
-	ss, err := session.Store{Path: *path}.Load()
+	ss, err := loadState(*path)
 	if err != nil {
-		return report(stderr, name, stateError(err))
+		return report(stderr, name, err)
 	}
 	x, f := ss.Best()
 	rep := statusReport{

@@ -6,7 +6,6 @@ import (
 	"io"
 
 	"github.com/hees-dev/hees/extproc"
-	"github.com/hees-dev/hees/internal/session"
 	"github.com/hees-dev/hees/internal/worker"
 )
 
@@ -60,8 +59,8 @@ func runWorker(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err := checkLease(*lease); err != nil {
 		return report(stderr, name, err)
 	}
-	if _, err := (session.Store{Path: *path}).Load(); err != nil {
-		return report(stderr, name, stateError(err))
+	if _, err := loadState(*path); err != nil {
+		return report(stderr, name, err)
 	}
 	ctx, stop := signalContext()
 	defer stop()
