@@ -189,17 +189,22 @@ func lockedStore(name, path string, stderr io.Writer) session.Store {
 	}}
 }
 
-// stateFlag registers -state on fs.
-func stateFlag(fs *flag.FlagSet) *string {
-	return fs.String("state", "", "the ask/tell state `FILE` (required)")
+// stateFlagSet returns the FlagSet of the command name, with -state.
+func stateFlagSet(name string) (*flag.FlagSet, *string) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	return fs, fs.String("state", "", "the ask/tell state `FILE` (required)")
 }
 
-// requireState reports a missing -state.
-func requireState(path string) error {
-	if path == "" {
-		return usagef("-state FILE is required")
+// parseStateFlags is parseFlags for a FlagSet of stateFlagSet, whose
+// -state is path: a missing -state is a usage error too.
+func parseStateFlags(fs *flag.FlagSet, path *string, args []string, help string, stdout, stderr io.Writer) (status int, done bool) {
+	if status, done := parseFlags(fs, args, help, stdout, stderr); done {
+		return status, true
 	}
-	return nil
+	if *path == "" {
+		return report(stderr, fs.Name(), usagef("-state FILE is required")), true
+	}
+	return exitOK, false
 }
 
 // runInit is the init command.
@@ -210,8 +215,7 @@ func runInit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		maxEvals = countFlag{def: "none"}
 		target   = targetFlag{def: "none"}
 	)
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	path := stateFlag(fs)
+	fs, path := stateFlagSet(name)
 	dim := fs.Int("d", 0, "dimension `D` (required)")
 	sf.register(fs, "3")
 	fs.Var(&maxEvals, "max-evals", "evaluation budget `N`: the run stops before a generation that would exceed it (0: none)")
@@ -220,13 +224,10 @@ func runInit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	retries := fs.Int("retries", defaultRetries, "a candidate may fail (told \"failed\", or its lease expired) `N` times and be claimed again before -on-error applies")
 	onError := onErrorFlag(session.OnErrorStop)
 	fs.Var(&onError, "on-error", "`POLICY` for a candidate that failed more than -retries times: stop (the run stops) or nan (it is told NaN, ranked worst)")
-	if status, done := parseFlags(fs, args, initHelp, stdout, stderr); done {
+	if status, done := parseStateFlags(fs, path, args, initHelp, stdout, stderr); done {
 		return status
 	}
 	sf.sigma0Given = given(fs)["sigma0"]
-	if err := requireState(*path); err != nil {
-		return report(stderr, name, err)
-	}
 	if !given(fs)["d"] {
 		return report(stderr, name, usagef("-d D is required"))
 	}
@@ -265,16 +266,12 @@ func runInit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // runAsk is the ask command.
 func runAsk(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	const name = "hees ask"
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	path := stateFlag(fs)
+	fs, path := stateFlagSet(name)
 	claim := fs.Int("claim", 0, "claim up to `N` candidates that no live lease holds, and lease them")
 	lease := leaseFlag(fs, defaultClaimLease, "with -claim, lease the candidates for `DURATION` (it must outlast their evaluation)")
 	wait := fs.Bool("wait", false, "with -claim, wait until a candidate can be claimed or the run stops")
-	if status, done := parseFlags(fs, args, askHelp, stdout, stderr); done {
+	if status, done := parseStateFlags(fs, path, args, askHelp, stdout, stderr); done {
 		return status
-	}
-	if err := requireState(*path); err != nil {
-		return report(stderr, name, err)
 	}
 	set := given(fs)
 	switch {
@@ -296,20 +293,28 @@ func runAsk(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return report(stderr, name, err)
 	}
 	if ss.File.Stop != "" {
-		fmt.Fprintf(stderr, "%s: the run has stopped (%s); nothing to evaluate\n", name, ss.File.Stop)
-		return exitOK
+		return noCandidates(name, ss.File.Stop, exitOK, stderr)
 	}
+	return printCandidates(name, ss.Pending(), stdout, stderr)
+}
+
+// printCandidates prints "ID x1 ... xd" lines for cands on stdout.
+func printCandidates(name string, cands []session.Candidate, stdout, stderr io.Writer) int {
 	out := bufio.NewWriter(stdout)
-	for row := range ss.Rows() {
-		if _, told := ss.Told(row); told {
-			continue
-		}
-		fmt.Fprintf(out, "%s %s\n", ss.ID(row), formatPoint(ss.Candidate(row)))
+	for _, c := range cands {
+		fmt.Fprintf(out, "%s %s\n", c.ID, formatPoint(c.X))
 	}
 	if err := out.Flush(); err != nil {
 		return report(stderr, name, err)
 	}
 	return exitOK
+}
+
+// noCandidates says on stderr that the run has stopped with reason, and
+// returns status.
+func noCandidates(name string, reason es.Reason, status int, stderr io.Writer) int {
+	fmt.Fprintf(stderr, "%s: the run has stopped (%s); nothing to evaluate\n", name, reason)
+	return status
 }
 
 // askClaim is ask -claim.
@@ -322,18 +327,10 @@ func askClaim(ctx context.Context, path string, n int, lease time.Duration, wait
 			return report(stderr, name, stateError(err))
 		}
 		if len(got.Candidates) > 0 {
-			out := bufio.NewWriter(stdout)
-			for _, c := range got.Candidates {
-				fmt.Fprintf(out, "%s %s\n", c.ID, formatPoint(c.X))
-			}
-			if err := out.Flush(); err != nil {
-				return report(stderr, name, err)
-			}
-			return exitOK
+			return printCandidates(name, got.Candidates, stdout, stderr)
 		}
 		if got.Stop != "" {
-			fmt.Fprintf(stderr, "%s: the run has stopped (%s); nothing to evaluate\n", name, got.Stop)
-			return exitStopped
+			return noCandidates(name, got.Stop, exitStopped, stderr)
 		}
 		if !wait {
 			return exitOK
@@ -366,8 +363,7 @@ func blocking(bad []session.BadLine) int {
 // runTell is the tell command.
 func runTell(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	const name = "hees tell"
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	path := stateFlag(fs)
+	fs, path := stateFlagSet(name)
 	// The operands start at the ID, so that a VALUE such as -2.5 is not
 	// taken for a flag.
 	var operands []string
@@ -377,11 +373,8 @@ func runTell(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			break
 		}
 	}
-	if status, done := parseFlags(fs, args, tellHelp, stdout, stderr); done {
+	if status, done := parseStateFlags(fs, path, args, tellHelp, stdout, stderr); done {
 		return status
-	}
-	if err := requireState(*path); err != nil {
-		return report(stderr, name, err)
 	}
 	in := stdin
 	switch len(operands) {
@@ -456,14 +449,10 @@ type statusReport struct {
 // runStatus is the status command.
 func runStatus(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	const name = "hees status"
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	path := stateFlag(fs)
+	fs, path := stateFlagSet(name)
 	asJSON := fs.Bool("json", false, "print the status as one JSON object")
-	if status, done := parseFlags(fs, args, statusHelp, stdout, stderr); done {
+	if status, done := parseStateFlags(fs, path, args, statusHelp, stdout, stderr); done {
 		return status
-	}
-	if err := requireState(*path); err != nil {
-		return report(stderr, name, err)
 	}
 	ss, err := loadState(*path)
 	if err != nil {

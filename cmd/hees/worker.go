@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 
@@ -37,18 +36,15 @@ with status 1; the end of the run exits with status 0.
 // runWorker is the worker command.
 func runWorker(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	const name = "hees worker"
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	path := stateFlag(fs)
+	fs, path := stateFlagSet(name)
 	command := fs.String("cmd", "", "evaluate with the external `PROGRAM` (required; see hees help run)")
 	lease := leaseFlag(fs, defaultWorkerLease, "lease each candidate for `DURATION`, renewed every third of it while it is evaluated")
 	workers := fs.Int("workers", 1, "run `K` evaluation loops, each with its own process of the program")
 	evalTimeout := fs.Duration("eval-timeout", 0, "fail an evaluation that takes longer than `TIME` (0: no limit)")
-	if status, done := parseFlags(fs, args, workerHelp, stdout, stderr); done {
+	if status, done := parseStateFlags(fs, path, args, workerHelp, stdout, stderr); done {
 		return status
 	}
 	switch {
-	case requireState(*path) != nil:
-		return report(stderr, name, requireState(*path))
 	case *command == "":
 		return report(stderr, name, usagef("-cmd PROGRAM is required"))
 	case *workers < 1 || *workers > extproc.MaxProcs:

@@ -20,6 +20,15 @@
 // (ranked worst) with OnErrorNaN, or the run stops with
 // es.ReasonObjectiveError with OnErrorStop. A value told by anyone, leased
 // or not, completes its candidate.
+//
+// # Commands
+//
+// A Session is the run in memory; a Store is its state file, whose methods
+// are what the commands do to it, each in one read-change-write under the
+// lock: Create (hees init), Tell, Claim (which may tell a value first, as
+// a worker does), Renew and Release. A Poller waits without the lock for a
+// candidate to claim. Package internal/worker evaluates candidates with an external
+// program on top of these.
 package session
 
 import (
@@ -861,6 +870,18 @@ func (ss *Session) Strategy() es.Strategy { return ss.s }
 
 // Restarts is the number of restarts of the run so far.
 func (ss *Session) Restarts() int { return ss.run.Restarts() }
+
+// Pending returns the candidates of the current generation not told yet,
+// in row order; their X are the session's.
+func (ss *Session) Pending() []Candidate {
+	var cands []Candidate
+	for row := range ss.Rows() {
+		if _, told := ss.told[row]; !told {
+			cands = append(cands, Candidate{ss.ID(row), ss.Candidate(row)})
+		}
+	}
+	return cands
+}
 
 // Candidate returns the candidate of row of the current generation; the
 // slice is the session's.

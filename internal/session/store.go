@@ -20,6 +20,7 @@ const LockNoticeAfter = 3 * time.Second
 // MissingError reports a state file that does not exist.
 type MissingError struct{ Path string }
 
+// Error names the file and says how to create it.
 func (e *MissingError) Error() string {
 	return fmt.Sprintf("state file %s does not exist (create it with hees init)", e.Path)
 }

@@ -75,6 +75,9 @@ func TestStoreTellClaim(t *testing.T) {
 	if v, ok := ss.Told(0); !ok || v != 2.5 || ss.NumTold() != 1 || ss.Leased(time.Now()) != 2 {
 		t.Fatalf("after the tells: row 0 told %v, %v; %d told, %d leased", v, ok, ss.NumTold(), ss.Leased(time.Now()))
 	}
+	if p := ss.Pending(); len(p) != 6 || p[0].ID != ss.ID(1) || &p[0].X[0] != &ss.Candidate(1)[0] {
+		t.Errorf("Pending = %+v, want rows 1 to 6", p)
+	}
 	// Renew reports the told row as no longer pending; Release gives a
 	// lease back without a failed attempt; a failure costs one.
 	pending, err := st.Renew(ctx, []ID{first.ID, c.Candidates[0].ID}, time.Hour)
