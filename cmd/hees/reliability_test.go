@@ -13,6 +13,7 @@ import (
 
 	"github.com/hees-dev/hees/internal/atomicfile"
 	"github.com/hees-dev/hees/internal/checkpoint"
+	"github.com/hees-dev/hees/internal/session"
 )
 
 // heesIn runs the test binary as hees with args in the directory dir and
@@ -239,7 +240,7 @@ func TestTellSaysWhatItWaitsFor(t *testing.T) {
 	done := make(chan int, 1)
 	go func() { done <- run([]string{"tell", "-state", state}, strings.NewReader(""), io.Discard, &stderr) }()
 	for start := time.Now(); !strings.Contains(stderr.String(), "waiting for "+state+".lock"); time.Sleep(10 * time.Millisecond) {
-		if time.Since(start) > 3*lockNoticeAfter {
+		if time.Since(start) > 3*session.LockNoticeAfter {
 			unlock()
 			t.Fatalf("no notice after %v, stderr %q", time.Since(start), stderr.String())
 		}

@@ -9,7 +9,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -137,10 +136,6 @@ const (
 	// defaultWorkerLease is the default of worker -lease, which the worker
 	// renews every third of it while it evaluates.
 	defaultWorkerLease = time.Minute
-	// pollMin and pollMax bound the wait between two looks at the state
-	// file of ask -claim -wait and worker when nothing can be claimed.
-	pollMin = 50 * time.Millisecond
-	pollMax = 2 * time.Second
 )
 
 // onErrorFlag is the failure policy of init -on-error.
@@ -169,33 +164,47 @@ func checkLease(lease time.Duration) error {
 	return nil
 }
 
-// missingState returns the usageError of a state file that does not
-// exist.
-func missingState(path string) error {
-	return usagef("state file %s does not exist (create it with hees init)", path)
-}
-
-// loadSession reads the state file at path. A missing file is a
-// usageError.
-func loadSession(path string) (*session.Session, error) {
-	ss, err := session.Read(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, missingState(path)
+// stateError makes a missing state file a usageError.
+func stateError(err error) error {
+	if me := (*session.MissingError)(nil); errors.As(err, &me) {
+		return &usageError{err.Error()}
 	}
-	return ss, err
+	return err
 }
 
-// stateFlag registers -state on fs.
-func stateFlag(fs *flag.FlagSet) *string {
-	return fs.String("state", "", "the ask/tell state `FILE` (required)")
+// loadState reads the state file at path without the lock (a state file
+// is replaced atomically, so this reads one complete version of it). A
+// missing file is a usageError.
+func loadState(path string) (*session.Session, error) {
+	ss, err := session.Store{Path: path}.Load()
+	return ss, stateError(err)
 }
 
-// requireState reports a missing -state.
-func requireState(path string) error {
-	if path == "" {
-		return usagef("-state FILE is required")
+// lockedStore is the state file at path of the command name, which says
+// on stderr what it waits for when another process holds the lock long
+// (it goes on waiting until Ctrl-C).
+func lockedStore(name, path string, stderr io.Writer) session.Store {
+	return session.Store{Path: path, Waiting: func() {
+		fmt.Fprintf(stderr, "%s: waiting for %s.lock, held by another hees process using %s (Ctrl-C to stop waiting)\n", name, path, path)
+	}}
+}
+
+// stateFlagSet returns the FlagSet of the command name, with -state.
+func stateFlagSet(name string) (*flag.FlagSet, *string) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	return fs, fs.String("state", "", "the ask/tell state `FILE` (required)")
+}
+
+// parseStateFlags is parseFlags for a FlagSet of stateFlagSet, whose
+// -state is path: a missing -state is a usage error too.
+func parseStateFlags(fs *flag.FlagSet, path *string, args []string, help string, stdout, stderr io.Writer) (status int, done bool) {
+	if status, done := parseFlags(fs, args, help, stdout, stderr); done {
+		return status, true
 	}
-	return nil
+	if *path == "" {
+		return report(stderr, fs.Name(), usagef("-state FILE is required")), true
+	}
+	return exitOK, false
 }
 
 // runInit is the init command.
@@ -206,8 +215,7 @@ func runInit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		maxEvals = countFlag{def: "none"}
 		target   = targetFlag{def: "none"}
 	)
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	path := stateFlag(fs)
+	fs, path := stateFlagSet(name)
 	dim := fs.Int("d", 0, "dimension `D` (required)")
 	sf.register(fs, "3")
 	fs.Var(&maxEvals, "max-evals", "evaluation budget `N`: the run stops before a generation that would exceed it (0: none)")
@@ -216,13 +224,10 @@ func runInit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	retries := fs.Int("retries", defaultRetries, "a candidate may fail (told \"failed\", or its lease expired) `N` times and be claimed again before -on-error applies")
 	onError := onErrorFlag(session.OnErrorStop)
 	fs.Var(&onError, "on-error", "`POLICY` for a candidate that failed more than -retries times: stop (the run stops) or nan (it is told NaN, ranked worst)")
-	if status, done := parseFlags(fs, args, initHelp, stdout, stderr); done {
+	if status, done := parseStateFlags(fs, path, args, initHelp, stdout, stderr); done {
 		return status
 	}
 	sf.sigma0Given = given(fs)["sigma0"]
-	if err := requireState(*path); err != nil {
-		return report(stderr, name, err)
-	}
 	if !given(fs)["d"] {
 		return report(stderr, name, usagef("-d D is required"))
 	}
@@ -252,13 +257,7 @@ func runInit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 	ctx, stop := signalContext()
 	defer stop()
-	err = withStateLock(ctx, name, stderr, *path, func() error {
-		if _, err := os.Lstat(*path); err == nil && !*force {
-			return fmt.Errorf("%s exists (use -force to replace it)", *path)
-		}
-		return ss.Save(*path)
-	})
-	if err != nil {
+	if err := lockedStore(name, *path, stderr).Create(ctx, ss, *force); err != nil {
 		return report(stderr, name, err)
 	}
 	return exitOK
@@ -267,16 +266,12 @@ func runInit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // runAsk is the ask command.
 func runAsk(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	const name = "hees ask"
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	path := stateFlag(fs)
+	fs, path := stateFlagSet(name)
 	claim := fs.Int("claim", 0, "claim up to `N` candidates that no live lease holds, and lease them")
 	lease := leaseFlag(fs, defaultClaimLease, "with -claim, lease the candidates for `DURATION` (it must outlast their evaluation)")
 	wait := fs.Bool("wait", false, "with -claim, wait until a candidate can be claimed or the run stops")
-	if status, done := parseFlags(fs, args, askHelp, stdout, stderr); done {
+	if status, done := parseStateFlags(fs, path, args, askHelp, stdout, stderr); done {
 		return status
-	}
-	if err := requireState(*path); err != nil {
-		return report(stderr, name, err)
 	}
 	set := given(fs)
 	switch {
@@ -293,22 +288,21 @@ func runAsk(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		defer stop()
 		return askClaim(ctx, *path, *claim, *lease, *wait, stdout, stderr)
 	}
-	// No lock: a state file is replaced atomically, so this reads one
-	// complete version of it.
-	ss, err := loadSession(*path)
+	ss, err := loadState(*path)
 	if err != nil {
 		return report(stderr, name, err)
 	}
 	if ss.File.Stop != "" {
-		fmt.Fprintf(stderr, "%s: the run has stopped (%s); nothing to evaluate\n", name, ss.File.Stop)
-		return exitOK
+		return noCandidates(name, ss.File.Stop, exitOK, stderr)
 	}
+	return printCandidates(name, ss.Pending(), stdout, stderr)
+}
+
+// printCandidates prints "ID x1 ... xd" lines for cands on stdout.
+func printCandidates(name string, cands []session.Candidate, stdout, stderr io.Writer) int {
 	out := bufio.NewWriter(stdout)
-	for row := range ss.Rows() {
-		if _, told := ss.Told(row); told {
-			continue
-		}
-		fmt.Fprintf(out, "%s %s\n", ss.ID(row), formatPoint(ss.Candidate(row)))
+	for _, c := range cands {
+		fmt.Fprintf(out, "%s %s\n", c.ID, formatPoint(c.X))
 	}
 	if err := out.Flush(); err != nil {
 		return report(stderr, name, err)
@@ -316,156 +310,35 @@ func runAsk(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// claimed is a candidate leased by a claim.
-type claimed struct {
-	id session.ID
-	x  []float64
-}
-
-// claimState claims up to n candidates of the state file at path under
-// its lock, after applying the told line (nil: none), and returns them,
-// the stop of the run ("" while it goes on), and the problems of the told
-// line.
-func claimState(ctx context.Context, path string, told []session.Line, n int, lease time.Duration) ([]claimed, es.Reason, []session.BadLine, error) {
-	var (
-		got    []claimed
-		reason es.Reason
-		bad    []session.BadLine
-	)
-	err := session.WithLock(ctx, path, func() error {
-		ss, err := loadSession(path)
-		if err != nil {
-			return err
-		}
-		if len(told) > 0 {
-			var t session.Told
-			t, bad = ss.Check(told)
-			if blocking(bad) == exitOK {
-				if err := ss.Apply(t); err != nil {
-					return err
-				}
-			}
-		}
-		now := time.Now()
-		expired, err := ss.Expire(now)
-		if err != nil {
-			return err
-		}
-		rows, err := ss.Claim(now, n, lease)
-		if err != nil {
-			return err
-		}
-		for _, row := range rows {
-			got = append(got, claimed{ss.ID(row), slices.Clone(ss.Candidate(row))})
-		}
-		reason = ss.File.Stop
-		if len(told) == 0 && len(rows) == 0 && expired == 0 {
-			return nil // nothing changed
-		}
-		return ss.Save(path)
-	})
-	return got, reason, bad, err
+// noCandidates says on stderr that the run has stopped with reason, and
+// returns status.
+func noCandidates(name string, reason es.Reason, status int, stderr io.Writer) int {
+	fmt.Fprintf(stderr, "%s: the run has stopped (%s); nothing to evaluate\n", name, reason)
+	return status
 }
 
 // askClaim is ask -claim.
 func askClaim(ctx context.Context, path string, n int, lease time.Duration, wait bool, stdout, stderr io.Writer) int {
 	const name = "hees ask"
-	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-		return report(stderr, name, missingState(path)) // before the lock creates STATE.lock
-	}
-	var poll poller
+	poll := session.Poller{Path: path}
 	for {
-		got, reason, _, err := claimState(ctx, path, nil, n, lease)
+		got, err := session.Store{Path: path}.Claim(ctx, nil, n, lease)
 		if err != nil {
-			return report(stderr, name, err)
+			return report(stderr, name, stateError(err))
 		}
-		if len(got) > 0 {
-			out := bufio.NewWriter(stdout)
-			for _, c := range got {
-				fmt.Fprintf(out, "%s %s\n", c.id, formatPoint(c.x))
-			}
-			if err := out.Flush(); err != nil {
-				return report(stderr, name, err)
-			}
-			return exitOK
+		if len(got.Candidates) > 0 {
+			return printCandidates(name, got.Candidates, stdout, stderr)
 		}
-		if reason != "" {
-			fmt.Fprintf(stderr, "%s: the run has stopped (%s); nothing to evaluate\n", name, reason)
-			return exitStopped
+		if got.Stop != "" {
+			return noCandidates(name, got.Stop, exitStopped, stderr)
 		}
 		if !wait {
 			return exitOK
 		}
-		if err := poll.wait(ctx, path); err != nil {
-			return report(stderr, name, err)
+		if err := poll.Wait(ctx); err != nil {
+			return report(stderr, name, stateError(err))
 		}
 	}
-}
-
-// poller waits, without the lock, for the state file to offer a candidate
-// to claim, or to record a stop: it looks at the file from pollMin to
-// pollMax apart (doubling while it does not change, and never past the
-// next lease expiry), reading it only when it has changed.
-type poller struct {
-	backoff time.Duration
-	last    os.FileInfo
-}
-
-// wait returns when a claim may find a candidate or the run has stopped,
-// or with ctx's error.
-func (p *poller) wait(ctx context.Context, path string) error {
-	if p.backoff == 0 {
-		p.backoff = pollMin
-	}
-	var expiry time.Time
-	for {
-		delay := p.backoff
-		if !expiry.IsZero() {
-			delay = min(delay, max(time.Until(expiry), 0))
-		}
-		timer := time.NewTimer(delay)
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			return fmt.Errorf("waiting for a candidate: %w", ctx.Err())
-		case <-timer.C:
-		}
-		p.backoff = min(2*p.backoff, pollMax)
-		info, err := openStat(path)
-		if err != nil {
-			return err
-		}
-		changed := p.last == nil || !os.SameFile(info, p.last) || !info.ModTime().Equal(p.last.ModTime())
-		if !changed && (expiry.IsZero() || time.Now().Before(expiry)) {
-			continue
-		}
-		p.last = info
-		ss, err := loadSession(path)
-		if err != nil {
-			return err
-		}
-		now := time.Now()
-		if ss.File.Stop != "" || ss.Claimable(now) > 0 {
-			p.backoff = pollMin
-			return nil
-		}
-		if changed {
-			p.backoff = pollMin // the run moves: look again soon
-		}
-		expiry, _ = ss.NextExpiry(now)
-	}
-}
-
-// openStat returns the FileInfo of the file at path through an open file:
-// on NFS, opening revalidates the cached attributes (close-to-open
-// consistency), which a stat alone may not do for up to a minute.
-func openStat(path string) (os.FileInfo, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return f.Stat()
 }
 
 // blocking returns the exit status that the problems of a tell call for:
@@ -490,8 +363,7 @@ func blocking(bad []session.BadLine) int {
 // runTell is the tell command.
 func runTell(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	const name = "hees tell"
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	path := stateFlag(fs)
+	fs, path := stateFlagSet(name)
 	// The operands start at the ID, so that a VALUE such as -2.5 is not
 	// taken for a flag.
 	var operands []string
@@ -501,11 +373,8 @@ func runTell(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			break
 		}
 	}
-	if status, done := parseFlags(fs, args, tellHelp, stdout, stderr); done {
+	if status, done := parseStateFlags(fs, path, args, tellHelp, stdout, stderr); done {
 		return status
-	}
-	if err := requireState(*path); err != nil {
-		return report(stderr, name, err)
 	}
 	in := stdin
 	switch len(operands) {
@@ -521,28 +390,10 @@ func runTell(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return report(stderr, name, fmt.Errorf("reading standard input: %w", err))
 	}
-	if _, err := os.Stat(*path); errors.Is(err, os.ErrNotExist) {
-		// Checked before the lock, which would create STATE.lock.
-		return report(stderr, name, missingState(*path))
-	}
 	ctx, stop := signalContext()
 	defer stop()
-	err = withStateLock(ctx, name, stderr, *path, func() error {
-		ss, err := loadSession(*path)
-		if err != nil {
-			return err
-		}
-		told, invalid := ss.Check(lines)
-		if bad = append(bad, invalid...); blocking(bad) != exitOK || len(told.Values)+len(told.Failed) == 0 {
-			return nil // nothing to apply, or bad lines: apply nothing
-		}
-		if err := ss.Apply(told); err != nil {
-			return err
-		}
-		return ss.Save(*path)
-	})
-	if err != nil {
-		return report(stderr, name, err)
+	if bad, err = lockedStore(name, *path, stderr).Tell(ctx, lines, bad); err != nil {
+		return report(stderr, name, stateError(err))
 	}
 	return reportTold(name, bad, stderr)
 }
@@ -598,16 +449,12 @@ type statusReport struct {
 // runStatus is the status command.
 func runStatus(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	const name = "hees status"
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	path := stateFlag(fs)
+	fs, path := stateFlagSet(name)
 	asJSON := fs.Bool("json", false, "print the status as one JSON object")
-	if status, done := parseFlags(fs, args, statusHelp, stdout, stderr); done {
+	if status, done := parseStateFlags(fs, path, args, statusHelp, stdout, stderr); done {
 		return status
 	}
-	if err := requireState(*path); err != nil {
-		return report(stderr, name, err)
-	}
-	ss, err := loadSession(*path)
+	ss, err := loadState(*path)
 	if err != nil {
 		return report(stderr, name, err)
 	}

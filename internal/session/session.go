@@ -20,11 +20,19 @@
 // (ranked worst) with OnErrorNaN, or the run stops with
 // es.ReasonObjectiveError with OnErrorStop. A value told by anyone, leased
 // or not, completes its candidate.
+//
+// # Commands
+//
+// A Session is the run in memory; a Store is its state file, whose methods
+// are what the commands do to it, each in one read-change-write under the
+// lock: Create (hees init), Tell, Claim (which may tell a value first, as
+// a worker does), Renew and Release. A Poller waits without the lock for a
+// candidate to claim. Package internal/worker evaluates candidates with an external
+// program on top of these.
 package session
 
 import (
 	"bufio"
-	"context"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -37,7 +45,6 @@ import (
 	"time"
 
 	"github.com/hees-dev/hees/es"
-	"github.com/hees-dev/hees/internal/atomicfile"
 	"github.com/hees-dev/hees/internal/statefile"
 	"github.com/hees-dev/hees/linalg"
 )
@@ -645,22 +652,6 @@ func (ss *Session) Best() ([]float64, float64) {
 	return x, f
 }
 
-// WithLock runs fn while holding the lock file of the state file at path,
-// FILE.lock, under which every write of the state file happens.
-func WithLock(ctx context.Context, path string, fn func() error) (err error) {
-	unlock, err := atomicfile.Lock(ctx, path+".lock")
-	if err != nil {
-		return err
-	}
-	atomicfile.RemoveStaleTemps(path) // best effort: a leftover is only clutter
-	defer func() {
-		if uerr := unlock(); err == nil {
-			err = uerr
-		}
-	}()
-	return fn()
-}
-
 // Line is one "ID VALUE" line of the input of tell.
 type Line struct {
 	line   int
@@ -668,6 +659,18 @@ type Line struct {
 	value  float64
 	failed bool // VALUE was FailedWord
 }
+
+// ValueLine is the line that tells value v of id, as ReadTold reads
+// "ID VALUE" (a NaN is read as math.NaN()).
+func ValueLine(id ID, v float64) Line {
+	if math.IsNaN(v) {
+		v = math.NaN()
+	}
+	return Line{line: 1, id: id, value: v}
+}
+
+// FailedLine is the line that tells that the evaluation of id failed.
+func FailedLine(id ID) Line { return Line{line: 1, id: id, failed: true} }
 
 // Problem classifies a line of tell that is not applied.
 type Problem int
@@ -689,6 +692,14 @@ const (
 	// of a generation whose values are no longer kept.
 	Ignored
 )
+
+// Blocking reports whether bad holds a line that makes a tell apply
+// nothing: bad input, a conflict or a stopped run.
+func Blocking(bad []BadLine) bool {
+	return slices.ContainsFunc(bad, func(b BadLine) bool {
+		return b.Problem == BadInput || b.Problem == Conflict || b.Problem == Stopped
+	})
+}
 
 // BadLine is a line of the input of tell that is not applied.
 type BadLine struct {
@@ -859,6 +870,18 @@ func (ss *Session) Strategy() es.Strategy { return ss.s }
 
 // Restarts is the number of restarts of the run so far.
 func (ss *Session) Restarts() int { return ss.run.Restarts() }
+
+// Pending returns the candidates of the current generation not told yet,
+// in row order; their X are the session's.
+func (ss *Session) Pending() []Candidate {
+	var cands []Candidate
+	for row := range ss.Rows() {
+		if _, told := ss.told[row]; !told {
+			cands = append(cands, Candidate{ss.ID(row), ss.Candidate(row)})
+		}
+	}
+	return cands
+}
 
 // Candidate returns the candidate of row of the current generation; the
 // slice is the session's.
