@@ -8,11 +8,20 @@
 # single-node cluster by hand (munged, slurmctld, slurmd: no systemd, no
 # cgroups, every file in one temporary directory, the ports below), builds
 # hees and optimises objective.sh through the state file of hees init/ask/
-# tell, in two patterns (and two more on request, below):
+# tell, in these patterns (and two more on request, below):
 #
-#   steps  one allocation (steps.sbatch): per generation, one srun --exact
-#          step per candidate, as many at once as the node has CPUs;
-#   array  one array job per generation (array-driver.sh, array.sbatch).
+#   workers       one allocation (workers.sbatch): one hees worker per task,
+#                 as many as the node has CPUs;
+#   workers-kill  the worker pool with one worker SIGKILLed mid-run and
+#                 replaced: two one-task jobs of workers.sbatch; once a
+#                 quarter of the budget is told, the worker of the first
+#                 job is killed while it holds a lease (scancel -s KILL
+#                 JOB.0) and a third job takes its place;
+#   steps         one allocation (steps.sbatch): per generation, one srun
+#                 --exact step per candidate, as many at once as the node
+#                 has CPUs;
+#   array         one array job per generation (array-driver.sh,
+#                 array.sbatch).
 #
 # Each run must end bit-identical to hees run with the same settings: the
 # best value, the best point, the evaluation count, the restart count and
@@ -30,13 +39,16 @@
 # directory). Settings, from the environment:
 #
 #   HEES_SLURM_D          dimension (default 4)
-#   HEES_SLURM_EVALS      budget of the steps run (default 300)
+#   HEES_SLURM_EVALS      budget of the workers and steps runs (default 300)
+#   HEES_SLURM_KILL_EVALS   budget of the workers-kill run (default 600; 0
+#                           skips it); its workers lease for 5 s
 #   HEES_SLURM_ARRAY_EVALS  budget of the array run (default 27; 0 skips it)
 #   HEES_SLURM_WAIT_EVALS   budget of a run of the array pattern with
 #                           sbatch --wait instead of polling (default 0: none)
-#   HEES_SLURM_IPOP_EVALS   budget of a run of the step pattern with IPOP
-#                           restarts in d = 2 (default 0: none; 1000 sees one
-#                           restart, about 130 generations)
+#   HEES_SLURM_IPOP_EVALS   budget of two runs with IPOP restarts in d = 2,
+#                           one of the worker pool and one of the step
+#                           pattern (default 0: none; 1000 sees one restart,
+#                           about 130 generations)
 #   HEES_SLURM_PORT       slurmctld's port; slurmd takes the next (default 16817)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -45,6 +57,7 @@ here=$repo/scripts/slurm
 
 d=${HEES_SLURM_D:-4}
 evals=${HEES_SLURM_EVALS:-300}
+kill_evals=${HEES_SLURM_KILL_EVALS:-600}
 array_evals=${HEES_SLURM_ARRAY_EVALS:-27}
 wait_evals=${HEES_SLURM_WAIT_EVALS:-0}
 ipop_evals=${HEES_SLURM_IPOP_EVALS:-0}
@@ -199,16 +212,20 @@ log "slurm $(sinfo -V | cut -d ' ' -f 2) is up: node $host, $cpus CPUs, ports $p
 
 go build -o "$tmp/bin/hees" ./cmd/hees || fail "go build ./cmd/hees"
 export HEES=$tmp/bin/hees
-# The objective, timed: each call appends its duration (ns) to EVAL_LOG.
+# The objective, timed: each evaluation appends its duration (ns) and the
+# Slurm job that ran it to EVAL_LOG. One point per line, as objective.sh: a
+# single point from a job step, or many from a long-lived hees worker.
 timed=$tmp/bin/timed-objective
 cat >"$timed" <<EOF
 #!/usr/bin/env bash
 set -euo pipefail
-start=\$(date +%s%N)
-value=\$("$here/objective.sh")
-end=\$(date +%s%N)
-echo "\$((end - start))" >>"\$EVAL_LOG"
-echo "\$value"
+while IFS= read -r line; do
+	start=\$(date +%s%N)
+	value=\$(printf '%s\\n' "\$line" | "$here/objective.sh")
+	end=\$(date +%s%N)
+	echo "\$((end - start)) \${SLURM_JOB_ID:-none}" >>"\$EVAL_LOG"
+	echo "\$value"
+done
 EOF
 chmod +x "$timed"
 
@@ -286,10 +303,68 @@ job() {
 	[ "$state" = JobState=COMPLETED ] || { echo "job $jid: $state" >&2; return 1; }
 }
 
+# evals_of JOB: how many evaluations JOB ran (from EVAL_LOG).
+evals_of() {
+	awk -v j="$1" '$2 == j { n++ } END { print n + 0 }' "$EVAL_LOG"
+}
+
+# kill_replace PROGRAM...: the worker pool with one worker killed and
+# replaced. Jobs A and B run one hees worker each; once a quarter of the
+# budget is told and A's worker has evaluated, A's worker step is SIGKILLed
+# (scancel -s KILL A.0, which signals the tasks at once; scancel -s KILL A
+# would cancel the job, and its worker would get SIGTERM first and give its
+# lease back) and job C replaces it. The candidate A held waits for its
+# lease (LEASE) to expire. B and C must complete. It prints "start NS" and
+# "end NS" around it all.
+kill_replace() {
+	local a b c status evals leased jid state i
+	echo "start $(date +%s%N)"
+	a=$(sbatch --parsable -n1 -o "$tmp/out/workers-kill-a.out" "$here/workers.sbatch" "$@") || return 1
+	b=$(sbatch --parsable -n1 -o "$tmp/out/workers-kill-b.out" "$here/workers.sbatch" "$@") || return 1
+	# Each worker holds one lease while it evaluates, and claims the next
+	# candidate in the write that tells the last one: with both leases
+	# taken, A holds one.
+	for ((i = 0; ; i++)); do
+		status=$("$HEES" status -state "$STATE" -json)
+		evals=$(field evals "$status")
+		leased=$(field leased "$status")
+		state=$(squeue -h -j "$a" -o %T 2>/dev/null || true)
+		case $state in
+		RUNNING)
+			[ "${evals#*:}" -lt "$((kill_evals / 4))" ] || [ "${leased#*:}" -lt 2 ] ||
+				[ "$(evals_of "$a")" = 0 ] || break
+			;;
+		PENDING | CONFIGURING) ;;
+		*) echo "job $a ended before it could be killed (${state:-gone})" >&2; return 1 ;;
+		esac
+		[ "$i" -lt 1200 ] || { echo "job $a: no moment to kill its worker within 2 minutes" >&2; return 1; }
+		sleep 0.1
+	done
+	scancel -s KILL "$a.0"
+	echo "killed the worker of job $a after ${evals#*:} evaluations, holding a lease (${leased#*:} candidates leased)"
+	c=$(sbatch --parsable -n1 -o "$tmp/out/workers-kill-c.out" "$here/workers.sbatch" "$@") || return 1
+	for jid in "$b" "$c"; do
+		while [ -n "$(squeue -h -j "$jid" -o %i 2>/dev/null)" ]; do
+			sleep 0.2
+		done
+		state=$(scontrol show job "$jid" | grep -oE 'JobState=[A-Z_]+')
+		[ "$state" = JobState=COMPLETED ] || { echo "job $jid: $state" >&2; return 1; }
+	done
+	echo "evaluations: $(evals_of "$a") by the killed job $a, $(evals_of "$b") by $b, $(evals_of "$c") by its replacement $c"
+	if grep -q 'given back' "$tmp/out/workers-kill-a.out"; then
+		echo "the worker of job $a was not SIGKILLed: it gave its lease back" >&2
+		return 1
+	fi
+	echo "end $(date +%s%N)"
+}
+
 cd "$tmp"
-# One line per pattern; a job script writes its output to out/NAME.out. A
-# pool of workers is one more job script of this kind: "start NS", then
-# srun "$HEES" worker -state "$STATE" -cmd "$*", then "end NS".
+# One line per pattern; a job script writes its output to out/NAME.out.
+pattern workers "$evals" job --open-mode=append -n "$cpus" -o "$tmp/out/workers.out" "$here/workers.sbatch" "$timed"
+if [ "$kill_evals" -gt 0 ]; then
+	LEASE=5s pattern workers-kill "$kill_evals" kill_replace "$timed"
+	grep -h -e '^killed' -e '^evaluations' "$tmp/out/workers-kill.out"
+fi
 pattern steps "$evals" job --open-mode=append -n "$cpus" -o "$tmp/out/steps.out" "$here/steps.sbatch" "$timed"
 if [ "$array_evals" -gt 0 ]; then
 	SBATCH_OPTS="-o $tmp/out/array-%A_%a.out" pattern array "$array_evals" "$here/array-driver.sh" "$timed"
@@ -298,9 +373,11 @@ if [ "$wait_evals" -gt 0 ]; then
 	WAIT=1 SBATCH_OPTS="-o $tmp/out/array-wait-%A_%a.out" pattern array-wait "$wait_evals" "$here/array-driver.sh" "$timed"
 fi
 if [ "$ipop_evals" -gt 0 ]; then
-	D=2 FLAGS="-restarts ipop" pattern ipop "$ipop_evals" \
-		job --open-mode=append -n "$cpus" -o "$tmp/out/ipop.out" "$here/steps.sbatch" "$timed"
-	[ "$(field restarts "$("$HEES" status -state "$STATE" -json)")" != '"restarts":0' ] ||
-		log "ipop: no restart happened within $ipop_evals evaluations"
+	for p in workers steps; do
+		D=2 FLAGS="-restarts ipop" pattern "ipop-$p" "$ipop_evals" \
+			job --open-mode=append -n "$cpus" -o "$tmp/out/ipop-$p.out" "$here/$p.sbatch" "$timed"
+		[ "$(field restarts "$("$HEES" status -state "$STATE" -json)")" != '"restarts":0' ] ||
+			log "ipop-$p: no restart happened within $ipop_evals evaluations"
+	done
 fi
 log "slurm recipe: all runs identical to hees run"
