@@ -65,7 +65,7 @@ type BIPOP struct {
 // return, name "hees" or "cmaes". It reports the errors of New, another
 // strategy and a negative MaxRestarts.
 func NewBIPOP(name string, cfg Config, bipop BIPOPConfig) (*BIPOP, error) {
-	if name != nameHEES && name != nameCMAES {
+	if !RestartsBIPOP.Supports(name) {
 		return nil, fmt.Errorf("es: NewBIPOP: strategy %q has no population to vary (use %s or %s)", name, nameHEES, nameCMAES)
 	}
 	if bipop.MaxRestarts < 0 {
@@ -78,8 +78,9 @@ func NewBIPOP(name string, cfg Config, bipop BIPOPConfig) (*BIPOP, error) {
 	return &BIPOP{ipopPart: *w, sigma0: w.inner.Sigma(), inSmall: true}, nil
 }
 
-// Name is "bipop-" followed by the inner strategy's name.
-func (w *BIPOP) Name() string { return "bipop-" + w.name }
+// Name is "bipop-" followed by the inner strategy's name
+// (RestartsBIPOP.Name).
+func (w *BIPOP) Name() string { return RestartsBIPOP.Name(w.name) }
 
 // Restarts is the number of restarts so far, in both regimes.
 func (w *BIPOP) Restarts() int { return w.restarts + w.small }
@@ -239,7 +240,7 @@ func (w *BIPOP) UnmarshalBinary(data []byte) error {
 	if err := v.ipopPart.UnmarshalBinary(ipop); err != nil {
 		return fmt.Errorf("es: saved bipop state: %w", err)
 	}
-	if v.name != nameHEES && v.name != nameCMAES {
+	if !RestartsBIPOP.Supports(v.name) {
 		return fmt.Errorf("es: saved bipop state corrupt: strategy %q", v.name)
 	}
 	*w = v

@@ -37,7 +37,7 @@ const Kind = "ask-tell/v1"
 // which JSON numbers cannot hold, allowed).
 type File struct {
 	Algo     string         `json:"algo"`
-	Restarts string         `json:"restarts"` // "none" or "ipop"
+	Restarts string         `json:"restarts"` // "none", "ipop" or "bipop"
 	Seed     uint64         `json:"seed"`
 	MaxEvals int            `json:"max_evals"` // 0: no budget
 	Target   *float64       `json:"target"`    // nil: none; finite
@@ -58,9 +58,9 @@ type Session struct {
 	pop  *linalg.Dense   // the current generation's candidates; nil once stopped
 }
 
-// New starts a run of strategy s, the strategy algo with restarts "none" or
-// "ipop" made with seed, with the budget maxEvals (0: none) and target
-// (nil: none).
+// New starts a run of strategy s, the strategy algo with the restart
+// scheme restarts ("none", "ipop" or "bipop") made with seed, with the
+// budget maxEvals (0: none) and target (nil: none).
 func New(algo, restarts string, seed uint64, s es.Strategy, maxEvals int, target *float64) (*Session, error) {
 	ss := &Session{
 		File: File{Algo: algo, Restarts: restarts, Seed: seed, MaxEvals: maxEvals, Target: target},
@@ -353,22 +353,19 @@ func (ss *Session) Check(lines []Line) (map[int]float64, []BadLine) {
 }
 
 // RestoreStrategy restores a strategy from its MarshalBinary state, once
-// restarts is known to be "none" or "ipop"; the caller checks its name
-// (StrategyName).
+// restarts is known to be a restart scheme (es.ParseRestarts); the caller
+// checks its name (StrategyName).
 func RestoreStrategy(restarts string, state []byte) (es.Strategy, error) {
-	if restarts != "none" && restarts != "ipop" {
-		return nil, fmt.Errorf("restarts %q", restarts)
+	if _, err := es.ParseRestarts(restarts); err != nil {
+		return nil, err
 	}
 	return es.Load(state)
 }
 
-// StrategyName is the name of the strategy that algo runs with restarts
-// "none" or "ipop".
+// StrategyName is the name of the strategy that algo runs with the restart
+// scheme restarts ("none", "ipop" or "bipop").
 func StrategyName(algo, restarts string) string {
-	if restarts == "ipop" {
-		return es.IPOPName(algo)
-	}
-	return algo
+	return es.Restarts(restarts).Name(algo)
 }
 
 // Strategy is the run's strategy. Read it; do not call Ask or Tell.
