@@ -192,6 +192,9 @@ func TestGridRunBadGrid(t *testing.T) {
 		{func(g *Grid) { g.Sigma0 = math.Inf(1) }, "Sigma0 +Inf"},
 		{func(g *Grid) { g.Workers = -1 }, "Workers -1"},
 		{func(g *Grid) { g.Out = "" }, "no output directory"},
+		{func(g *Grid) { g.Restarts = []es.Restarts{"lpop"} }, `restarts "lpop": want one of none, ipop, bipop`},
+		{func(g *Grid) { g.Restarts = []es.Restarts{es.RestartsIPOP, es.RestartsIPOP} }, `restarts "ipop" given twice`},
+		{func(g *Grid) { g.Strategies, g.Restarts = []string{"cma11"}, []es.Restarts{es.RestartsBIPOP} }, "no strategy of cma11 supports the restarts [bipop]"},
 	} {
 		g := good
 		g.Out = filepath.Join(t.TempDir(), "out")

@@ -34,7 +34,8 @@
 // ProblemContext: its errors stop the run, and its evaluations are
 // canceled when the run stops. NewIPOP wraps a strategy with IPOP restarts
 // (docs/ALGORITHMS.md Section 4.1), NewBIPOP cmaes or hees with BIPOP restarts
-// (docs/ALGORITHMS.md Section 8). A Trace records one row per generation,
+// (docs/ALGORITHMS.md Section 8); NewRestarting builds either, or the plain
+// strategy, from a restart scheme (Restarts). A Trace records one row per generation,
 // with the condition and normalised trace of C = A A^T (and of A^T H A when
 // the Hessian is known) every Trace.Interval generations.
 package es
