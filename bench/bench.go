@@ -3,8 +3,10 @@
 // noiseless bbob suite, recorded as COCO's bbob observer does (package
 // objectives provides the functions), and Grid.Run writes, under Grid.Out,
 // the COCO data for COCO's post-processing, a summary of the expected
-// running times, the runtime ECDF per dimension, and the ERT ratio of hees
-// to cmaes per function. docs/BBOB.md describes the suite and the
+// running times, the runtime ECDF per dimension, the ERT ratio of hees to
+// cmaes per function, and each strategy's ERT ratio to COCO's reference
+// algorithms best 2009 and best 2009-2016 at 1e-7 per function with its
+// geometric mean per dimension. docs/BBOB.md describes the suite and the
 // measures.
 //
 // The runs are spread over Grid.Workers goroutines and do not depend on
@@ -32,7 +34,9 @@ import (
 	"github.com/hees-dev/hees/internal/atomicfile"
 	"github.com/hees-dev/hees/internal/boundedfile"
 	"github.com/hees-dev/hees/internal/coco"
+	"github.com/hees-dev/hees/internal/refalg"
 	"github.com/hees-dev/hees/internal/svgplot"
+	"github.com/hees-dev/hees/internal/version"
 	"github.com/hees-dev/hees/internal/workpool"
 	"github.com/hees-dev/hees/objectives"
 )
@@ -42,13 +46,16 @@ import (
 // step size Sigma0, the initial mean uniform in [-5, 5]^d (the suite's
 // region of interest), and the seed Job.Seed. A run ends when it evaluates
 // f - fopt <= 1e-8, when the next generation would exceed Budget·d
-// evaluations, or, without IPOP, when the strategy stops. With IPOP a
-// stopped strategy restarts (es.NewIPOP) until the target or the budget.
+// evaluations, or, without restarts, when the strategy stops. With a
+// restart scheme (es.RestartsIPOP, es.RestartsBIPOP) a stopped strategy
+// restarts (es.NewRestarting) until the target or the budget.
 type Grid struct {
 	// Strategies are es strategy names, such as "hees" and "cmaes".
 	Strategies []string
-	// IPOP restarts the strategies with es.NewIPOP.
-	IPOP bool
+	// Restarts are the restart schemes: every strategy runs with each
+	// scheme that supports it (es.Restarts.Supports: BIPOP only for the
+	// strategies with a population). Empty means es.RestartsNone.
+	Restarts []es.Restarts
 	// Functions (1 to 24), Dims (at least 2) and Instances are the BBOB
 	// problems, in the order of the output.
 	Functions, Dims, Instances []int
@@ -101,15 +108,19 @@ func (e *InterruptedError) Error() string {
 // Job is one run of a Grid.
 type Job struct {
 	// Strategy is the es strategy name, Label the folder and legend name:
-	// the strategy's Name() (with IPOP, its wrapper's).
+	// the strategy's Name() (with restarts, its wrapper's, such as
+	// "bipop-hees").
 	Strategy, Label string
+	// Restarts is the restart scheme of the run.
+	Restarts es.Restarts
 	// Function, Dim and Instance name the BBOB problem.
 	Function, Dim, Instance int
 }
 
 // Seed is the run's master seed: FNV-1a-64 of
-// "<strategy>/f<F>/d<D>/i<I>" (the plain strategy name, also with IPOP, so
-// an IPOP run follows the plain run until its first restart).
+// "<strategy>/f<F>/d<D>/i<I>" (the plain strategy name, also with
+// restarts, so a run with restarts follows the plain run until its first
+// restart).
 func (j Job) Seed() uint64 {
 	h := fnv.New64a()
 	fmt.Fprintf(h, "%s/f%d/d%d/i%d", j.Strategy, j.Function, j.Dim, j.Instance)
@@ -121,24 +132,30 @@ func (j Job) recordPath(out string) string {
 	return filepath.Join(out, "runs", j.Label, fmt.Sprintf("f%d_d%d_i%d.txt", j.Function, j.Dim, j.Instance))
 }
 
-// Label returns the folder and legend name of strategy name: its Name(),
-// es.IPOPName(name) with IPOP.
-func (g *Grid) Label(name string) string {
-	if g.IPOP {
-		return es.IPOPName(name)
+// schemes returns the restart schemes of the grid, es.RestartsNone when
+// Restarts is empty.
+func (g *Grid) schemes() []es.Restarts {
+	if len(g.Restarts) == 0 {
+		return []es.Restarts{es.RestartsNone}
 	}
-	return name
+	return g.Restarts
 }
 
-// Jobs lists the runs in the order of the output: strategy, function,
-// dimension, instance as given in the Grid.
+// Jobs lists the runs in the order of the output: strategy, restart
+// scheme, function, dimension, instance as given in the Grid, without the
+// schemes that do not support a strategy.
 func (g *Grid) Jobs() []Job {
 	var jobs []Job
 	for _, a := range g.Strategies {
-		for _, f := range g.Functions {
-			for _, d := range g.Dims {
-				for _, i := range g.Instances {
-					jobs = append(jobs, Job{Strategy: a, Label: g.Label(a), Function: f, Dim: d, Instance: i})
+		for _, r := range g.schemes() {
+			if !r.Supports(a) {
+				continue
+			}
+			for _, f := range g.Functions {
+				for _, d := range g.Dims {
+					for _, i := range g.Instances {
+						jobs = append(jobs, Job{Strategy: a, Label: r.Name(a), Restarts: r, Function: f, Dim: d, Instance: i})
+					}
 				}
 			}
 		}
@@ -289,12 +306,7 @@ func (g *Grid) runJob(ctx context.Context, j Job) (*record, error) {
 		return nil, err
 	}
 	cfg := es.Config{Dim: j.Dim, Seed: j.Seed(), Sigma0: g.Sigma0, Box: box, Pairs: g.Pairs, Lambda: g.Lambda}
-	var s es.Strategy
-	if g.IPOP {
-		s, err = es.NewIPOP(j.Strategy, cfg, es.IPOPConfig{})
-	} else {
-		s, err = es.New(j.Strategy, cfg)
-	}
+	s, err := es.NewRestarting(j.Strategy, j.Restarts, cfg, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -331,8 +343,8 @@ func (g *Grid) runJob(ctx context.Context, j Job) (*record, error) {
 }
 
 // Run performs the runs of the grid that have no record in Out/runs yet,
-// larger dimensions first, then writes the output files from all records
-// and names them on w. It stops at the first failed run, and with an
+// larger dimensions first, then writes the output files from all records,
+// names them on w, and prints a summary there. It stops at the first failed run, and with an
 // *InterruptedError when ctx is canceled before every run finished. A
 // record made with other settings (budget, Sigma0, seed) is an error found
 // before any run. Run holds the lock file Out/runs/.lock: another Run on
@@ -451,9 +463,19 @@ func (g *Grid) check() error {
 			}
 		}
 	}
+	for i, r := range g.Restarts {
+		if _, err := es.ParseRestarts(string(r)); err != nil {
+			return fmt.Errorf("bench: %w", err)
+		}
+		if slices.Contains(g.Restarts[:i], r) {
+			return fmt.Errorf("bench: restarts %q given twice", r)
+		}
+	}
 	switch {
 	case len(g.Strategies) == 0 || len(g.Functions) == 0 || len(g.Dims) == 0 || len(g.Instances) == 0:
 		return errors.New("bench: the grid is empty (no strategy, function, dimension or instance)")
+	case len(g.Jobs()) == 0:
+		return fmt.Errorf("bench: no strategy of %s supports the restarts %v", strings.Join(g.Strategies, ", "), g.Restarts)
 	case !(g.Budget > 0) || g.Budget*float64(slices.Max(g.Dims)) > 1<<40:
 		return fmt.Errorf("bench: Budget %v: want a positive multiple of the dimension, at most 2^40 evaluations", g.Budget)
 	case !(g.Sigma0 > 0) || math.IsInf(g.Sigma0, 1):
@@ -487,10 +509,12 @@ func (g *Grid) save(j Job, r *record) error {
 	return atomicfile.WriteFile(path, data, 0o644)
 }
 
-// writeOutputs builds the COCO data, the summary, the ECDF plots and the
-// ERT ratio tables from the records (in job order) and reports them. Under
-// the lock of Out (locked), it first removes the temporary files that a
-// killed bench left of each.
+// writeOutputs builds the COCO data, the summary, the ECDF plots, the ERT
+// ratio tables and the tables of ratios to the reference algorithms from
+// the records (in job order) and reports them; it ends with how many runs
+// reached 1e-8 and the geometric means of the ratios to the references.
+// Under the lock of Out (locked), it first removes the temporary files
+// that a killed bench left of each.
 func (g *Grid) writeOutputs(stdout io.Writer, jobs []Job, records []*record, locked bool) error {
 	runs := map[string][]*coco.Run{} // by label
 	var labels []string
@@ -511,11 +535,13 @@ func (g *Grid) writeOutputs(stdout io.Writer, jobs []Job, records []*record, loc
 		return atomicfile.WriteFile(path, data, 0o644)
 	}
 
+	v := version.String()
 	var summaries []coco.Summary
 	for _, label := range labels {
 		comment := fmt.Sprintf("hees bench: %s, sigma0 %g, m0 uniform in [-5, 5]^d, budget %g*d evaluations, seed FNV-1a-64(\"<strategy>/f<F>/d<D>/i<I>\")",
 			label, g.Sigma0, g.Budget)
-		files, err := coco.Files(label, comment, runs[label])
+		header := coco.Header{Version: v, Settings: fmt.Sprintf("algorithm=%s sigma0=%g budget=%g*d", label, g.Sigma0, g.Budget)}
+		files, err := coco.FilesWithHeader(label, comment, header, runs[label])
 		if err != nil {
 			return err
 		}
@@ -536,6 +562,14 @@ func (g *Grid) writeOutputs(stdout io.Writer, jobs []Job, records []*record, loc
 	}
 	fmt.Fprintf(stdout, "wrote %s\n", filepath.Join(g.Out, "summary.csv"))
 
+	refs := make([]*refalg.Algorithm, len(references))
+	for i, ref := range references {
+		var err error
+		if refs[i], err = refalg.Load(ref.name); err != nil {
+			return err
+		}
+	}
+	var refMeans bytes.Buffer // the console lines of the comparisons
 	dims := slices.Sorted(slices.Values(g.Dims))
 	for _, d := range dims {
 		byLabel := map[string][]*coco.Run{}
@@ -555,17 +589,36 @@ func (g *Grid) writeOutputs(stdout io.Writer, jobs []Job, records []*record, loc
 			return err
 		}
 		fmt.Fprintf(stdout, "wrote %s\n", filepath.Join(g.Out, name))
-		heesLabel, cmaLabel := g.Label("hees"), g.Label("cmaes")
-		if byLabel[heesLabel] != nil && byLabel[cmaLabel] != nil {
+		var tables [][]byte
+		for _, r := range g.schemes() {
+			heesLabel, cmaLabel := r.Name("hees"), r.Name("cmaes")
+			if byLabel[heesLabel] != nil && byLabel[cmaLabel] != nil {
+				tables = append(tables, g.ratioTable(d, v, heesLabel, cmaLabel, byLabel))
+			}
+		}
+		if tables != nil {
 			name := fmt.Sprintf("ert_ratio_d%d.md", d)
-			if err := write(name, g.ratioTable(d, heesLabel, cmaLabel, byLabel)); err != nil {
+			if err := write(name, bytes.Join(tables, []byte("\n"))); err != nil {
 				return err
 			}
 			fmt.Fprintf(stdout, "wrote %s\n", filepath.Join(g.Out, name))
 		}
+		for i, ref := range references {
+			comps, err := compareWithReference(refs[i], d, labels, byLabel)
+			if err != nil {
+				return err
+			}
+			name := fmt.Sprintf("%s_ratio_d%d.md", ref.file, d)
+			if err := write(name, g.refTable(ref, d, v, comps)); err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "wrote %s\n", filepath.Join(g.Out, name))
+			printRefMeans(&refMeans, ref, d, comps)
+		}
 	}
 	g.printSolved(stdout, dims, labels, runs)
-	return nil
+	_, err := refMeans.WriteTo(stdout)
+	return err
 }
 
 // ecdfFigure draws the runtime ECDFs of the strategies in dimension d.
@@ -652,15 +705,15 @@ func listText(v []int) string {
 var ratioLevels = []int{5, -5, -15, -25, -40}
 
 // ratioTable writes the markdown table of ERT(hees)/ERT(cmaes) per function
-// in dimension d.
-func (g *Grid) ratioTable(d int, hees, cma string, byLabel map[string][]*coco.Run) []byte {
+// in dimension d, headed by the bench's settings and hees's version v.
+func (g *Grid) ratioTable(d int, v, hees, cma string, byLabel map[string][]*coco.Run) []byte {
 	var buf bytes.Buffer
 	fmt.Fprintf(&buf, "# ERT ratio %s / %s, d = %d\n\n", hees, cma, d)
-	fmt.Fprintf(&buf, "hees bench, BBOB %s, budget %g·d evaluations. Each cell is ERT(%s) / ERT(%s) "+
+	fmt.Fprintf(&buf, "hees %s bench, BBOB %s, budget %g·d evaluations. Each cell is ERT(%s) / ERT(%s) "+
 		"to reach f − fopt ≤ the target: below 1, HE-ES needed fewer evaluations. "+
 		"∞: only %s reached the target; 0: only %s did; —: neither. "+
 		"In parentheses, the runs that reached the target (%s/%s) when not all did.\n\n",
-		g.gridText(), g.Budget, hees, cma, cma, hees, hees, cma)
+		v, g.gridText(), g.Budget, hees, cma, cma, hees, hees, cma)
 	buf.WriteString("| f |")
 	for _, k := range ratioLevels {
 		fmt.Fprintf(&buf, " 1e%d |", k/coco.TargetsPerDecade)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hees-dev/hees/es"
 	"github.com/hees-dev/hees/internal/coco"
+	"github.com/hees-dev/hees/internal/refalg"
 )
 
 // TestBenchSeedAndLabel checks the documented seed formula against FNV-1a
@@ -26,22 +27,23 @@ func TestBenchSeedAndLabel(t *testing.T) {
 	if j.Seed() != hash {
 		t.Errorf("seed %d, want FNV-1a-64 %d", j.Seed(), hash)
 	}
-	for _, ipop := range []bool{false, true} {
-		g := &Grid{IPOP: ipop}
-		cfg := es.Config{Dim: 2, Seed: 1}
-		var s es.Strategy
-		var err error
-		if ipop {
-			s, err = es.NewIPOP("cma11", cfg, es.IPOPConfig{})
-		} else {
-			s, err = es.New("cma11", cfg)
-		}
+	// Each job's label is its strategy's Name(); BIPOP skips cma11, which
+	// has no population.
+	g := &Grid{Strategies: []string{"hees", "cma11"}, Restarts: []es.Restarts{es.RestartsNone, es.RestartsIPOP, es.RestartsBIPOP},
+		Functions: []int{1}, Dims: []int{2}, Instances: []int{1}}
+	var labels []string
+	for _, j := range g.Jobs() {
+		s, err := es.NewRestarting(j.Strategy, j.Restarts, es.Config{Dim: 2, Seed: 1}, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if g.Label("cma11") != s.Name() {
-			t.Errorf("label %q, strategy name %q", g.Label("cma11"), s.Name())
+		if j.Label != s.Name() {
+			t.Errorf("label %q, strategy name %q", j.Label, s.Name())
 		}
+		labels = append(labels, j.Label)
+	}
+	if got, want := strings.Join(labels, " "), "hees ipop-hees bipop-hees cma11 ipop-cma11"; got != want {
+		t.Errorf("labels %q, want %q", got, want)
 	}
 }
 
@@ -68,14 +70,14 @@ func TestBenchRatioTable(t *testing.T) {
 		},
 	}
 	g := &Grid{Functions: []int{1, 2, 3}, Instances: []int{1, 2}, Budget: 250}
-	table := string(g.ratioTable(2, "hees", "cmaes", byLabel))
+	table := string(g.ratioTable(2, "0.1.0", "hees", "cmaes", byLabel))
 	for _, want := range []string{
 		"# ERT ratio hees / cmaes, d = 2\n",
 		"| f | 1e1 | 1e-1 | 1e-3 | 1e-5 | 1e-8 |\n",
 		"| 1 | 0.5 | 0.5 | 0.5 | 0.5 | 0.5 |\n",
 		"| 2 | ∞ (0/1) | ∞ (0/1) | ∞ (0/1) | ∞ (0/1) | ∞ (0/1) |\n",
 		"| 3 | 0 (2/0) | 0 (1/0) | 0 (1/0) | 0 (1/0) | 0 (1/0) |\n",
-		"f1-3, 2 instances, budget 250·d",
+		"hees 0.1.0 bench, BBOB f1-3, 2 instances, budget 250·d",
 		"1e1: 1 of 1, 1e-1: 1 of 1, 1e-3: 1 of 1, 1e-5: 1 of 1, 1e-8: 1 of 1.",
 	} {
 		if !strings.Contains(table, want) {
@@ -84,8 +86,55 @@ func TestBenchRatioTable(t *testing.T) {
 	}
 	byLabel["cmaes"] = byLabel["cmaes"][:4]
 	byLabel["hees"] = byLabel["hees"][:4]
-	if table := string(g.ratioTable(2, "hees", "cmaes", byLabel)); !strings.Contains(table, "| 3 | — | — | — | — | — |\n") {
+	if table := string(g.ratioTable(2, "0.1.0", "hees", "cmaes", byLabel)); !strings.Contains(table, "| 3 | — | — | — | — | — |\n") {
 		t.Errorf("a function neither reached is not —:\n%s", table)
+	}
+}
+
+// TestRefTable checks a table of ratios to best 2009 on made-up runs in
+// d = 10, by hand: best 2009 needs 23 evaluations on f1 and 4739 on f10
+// to reach 1e-7 (its files). f1: runs at 46 and 92 evaluations, ERT 69,
+// ratio 3. f10: one run of two at 9478, the other stopped after 9478, ERT
+// 18956, ratio 4. f2: no run, ∞. Geometric mean sqrt(3·4) = 3.46 over 2
+// functions, 1 solved only by best 2009.
+func TestRefTable(t *testing.T) {
+	run := func(f, evals, hitAt int) *coco.Run {
+		r := &coco.Run{Problem: coco.Problem{Function: f, Instance: 1, Dim: 10}, Evals: evals, BestDelta: 1}
+		for k := coco.MaxTargetLevel; k >= refLevel && hitAt > 0; k-- {
+			r.Hits[coco.MaxTargetLevel-k] = hitAt
+		}
+		return r
+	}
+	byLabel := map[string][]*coco.Run{"ipop-hees": {
+		run(1, 46, 46), run(1, 92, 92),
+		run(2, 1000, 0),
+		run(10, 9478, 9478), run(10, 9478, 0),
+	}}
+	best, err := refalg.Load(refalg.Best2009)
+	if err != nil {
+		t.Fatal(err)
+	}
+	comps, err := compareWithReference(best, 10, []string{"ipop-hees"}, byLabel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := &Grid{Functions: []int{1, 2, 10}, Instances: []int{1, 2}, Budget: 1e4}
+	table := string(g.refTable(references[0], 10, "0.1.0", comps))
+	for _, want := range []string{
+		"# ERT / ERT_best2009 at 1e-7, d = 10\n",
+		"hees 0.1.0 bench, BBOB f1-2,10, 2 instances, budget 10000·d",
+		"| f | ipop-hees |\n| ---: | ---: |\n",
+		"| 1 | 3 |\n| 2 | ∞ |\n| 10 | 4 (1/2) |\n",
+		"| geometric mean | 3.46 |\n| functions in the mean | 2 |\n| solved only by best2009 | 1 |\n",
+	} {
+		if !strings.Contains(table, want) {
+			t.Errorf("table lacks %q:\n%s", want, table)
+		}
+	}
+	var console strings.Builder
+	printRefMeans(&console, references[0], 10, comps)
+	if want := "ipop-hees    d=10  ERT/ERT_best2009 at 1e-7: geometric mean 3.46 over 2 functions, 1 solved only by best2009\n"; console.String() != want {
+		t.Errorf("console line\n%q, want\n%q", console.String(), want)
 	}
 }
 
@@ -146,6 +195,9 @@ func TestGridRunBadGrid(t *testing.T) {
 		{func(g *Grid) { g.Out = "" }, "no output directory"},
 		{func(g *Grid) { g.Lambda = 24 }, "Config.Lambda = 24"},
 		{func(g *Grid) { g.Strategies = []string{"hees", "cmaes"}; g.Pairs = 8 }, "Config.Pairs = 8"},
+		{func(g *Grid) { g.Restarts = []es.Restarts{"lpop"} }, `restarts "lpop": want one of none, ipop, bipop`},
+		{func(g *Grid) { g.Restarts = []es.Restarts{es.RestartsIPOP, es.RestartsIPOP} }, `restarts "ipop" given twice`},
+		{func(g *Grid) { g.Strategies, g.Restarts = []string{"cma11"}, []es.Restarts{es.RestartsBIPOP} }, "no strategy of cma11 supports the restarts [bipop]"},
 	} {
 		g := good
 		g.Out = filepath.Join(t.TempDir(), "out")

@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/hees-dev/hees/bench"
+	"github.com/hees-dev/hees/es"
 )
 
 func ExampleGrid_Run() {
@@ -21,7 +22,7 @@ func ExampleGrid_Run() {
 	// Rastrigin function in 2-D, two instances each, 500·d evaluations.
 	g := bench.Grid{
 		Strategies: []string{"hees", "cmaes"},
-		IPOP:       true,
+		Restarts:   []es.Restarts{es.RestartsIPOP},
 		Functions:  []int{1, 3},
 		Dims:       []int{2},
 		Instances:  []int{1, 2},
@@ -40,6 +41,8 @@ func ExampleGrid_Run() {
 		fmt.Println(e.Name())
 	}
 	// Output:
+	// best09-16_ratio_d2.md
+	// best2009_ratio_d2.md
 	// ecdf_d2.svg
 	// ert_ratio_d2.md
 	// ipop-cmaes

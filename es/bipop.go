@@ -65,7 +65,7 @@ type BIPOP struct {
 // return, name "hees", "hees2" or "cmaes". It reports the errors of New,
 // another strategy and a negative MaxRestarts.
 func NewBIPOP(name string, cfg Config, bipop BIPOPConfig) (*BIPOP, error) {
-	if !bipopStrategy(name) {
+	if !RestartsBIPOP.Supports(name) {
 		return nil, fmt.Errorf("es: NewBIPOP: strategy %q has no population to vary (use %s, %s or %s)", name, nameHEES, nameHEES2, nameCMAES)
 	}
 	if bipop.MaxRestarts < 0 {
@@ -78,12 +78,9 @@ func NewBIPOP(name string, cfg Config, bipop BIPOPConfig) (*BIPOP, error) {
 	return &BIPOP{ipopPart: *w, sigma0: w.inner.Sigma(), inSmall: true}, nil
 }
 
-// bipopStrategy reports whether BIPOP can vary the population of strategy
-// name.
-func bipopStrategy(name string) bool { return pairsStrategy(name) || name == nameCMAES }
-
-// Name is "bipop-" followed by the inner strategy's name.
-func (w *BIPOP) Name() string { return "bipop-" + w.name }
+// Name is "bipop-" followed by the inner strategy's name
+// (RestartsBIPOP.Name).
+func (w *BIPOP) Name() string { return RestartsBIPOP.Name(w.name) }
 
 // Restarts is the number of restarts so far, in both regimes.
 func (w *BIPOP) Restarts() int { return w.restarts + w.small }
@@ -243,7 +240,7 @@ func (w *BIPOP) UnmarshalBinary(data []byte) error {
 	if err := v.ipopPart.UnmarshalBinary(ipop); err != nil {
 		return fmt.Errorf("es: saved bipop state: %w", err)
 	}
-	if !bipopStrategy(v.name) {
+	if !RestartsBIPOP.Supports(v.name) {
 		return fmt.Errorf("es: saved bipop state corrupt: strategy %q", v.name)
 	}
 	*w = v

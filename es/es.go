@@ -39,7 +39,8 @@
 // Config.Stds scales the coordinates (docs/ALGORITHMS.md Section 14);
 // Run.Inject and Options.Inject evaluate known points (Section 16). NewIPOP wraps a strategy with IPOP restarts
 // (docs/ALGORITHMS.md Section 4.1), NewBIPOP cmaes or hees with BIPOP restarts
-// (docs/ALGORITHMS.md Section 8). A Trace records one row per generation,
+// (docs/ALGORITHMS.md Section 8); NewRestarting builds either, or the plain
+// strategy, from a restart scheme (Restarts). A Trace records one row per generation,
 // with the condition and normalised trace of C = A A^T (and of A^T H A when
 // the Hessian is known) every Trace.Interval generations;
 // DefaultTraceInterval keeps their O(d^3) cost near a tenth of the run's.

@@ -145,12 +145,9 @@ func (w *IPOP) runConfig(r int) (Config, bool) {
 	return c, true
 }
 
-// Name is IPOPName of the inner strategy's name.
-func (w *IPOP) Name() string { return IPOPName(w.name) }
-
-// IPOPName is the name of an IPOP wrapper around strategy name: "ipop-"
-// followed by name, such as "ipop-hees".
-func IPOPName(name string) string { return "ipop-" + name }
+// Name is "ipop-" followed by the inner strategy's name
+// (RestartsIPOP.Name).
+func (w *IPOP) Name() string { return RestartsIPOP.Name(w.name) }
 
 // Dim is the dimension of the search space (0 for a zero IPOP).
 func (w *IPOP) Dim() int { return w.cfg.Dim }

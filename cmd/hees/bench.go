@@ -36,7 +36,15 @@ instances, docs/BBOB.md) and writes, under DIR:
                           log10(evaluations / d), 51 targets 10^[-8..2]
   ert_ratio_d<D>.md       per dimension, when hees and cmaes both run:
                           ERT(hees) / ERT(cmaes) per function at 1e1, 1e-1,
-                          1e-3, 1e-5 and 1e-8
+                          1e-3, 1e-5 and 1e-8 (one table per restart mode)
+  best2009_ratio_d<D>.md  per dimension, each strategy's ERT / ERT(best
+                          2009) per function at 1e-7, the ratio cocopp's
+                          tables show, and its geometric mean over the
+                          functions the strategy solved; best 2009 is
+                          COCO's reference algorithm, per function,
+                          dimension and target the best of the 31
+                          algorithms of BBOB-2009
+  best09-16_ratio_d<D>.md the same against best 2009-2016
   runs/                   one record per finished run
 
 Every (strategy, function, dimension, instance) is one run: the strategy
@@ -45,16 +53,27 @@ set; the records keep it, and a bench with another one needs another -out),
 sigma0 = -sigma0, the initial mean uniform in
 [-5, 5]^d (the suite's region of interest), and the seed
 FNV-1a-64("<strategy>/f<F>/d<D>/i<I>") (the plain strategy name, e.g.
-"hees/f1/d2/i1", also with -restarts ipop, so an IPOP run follows the plain
-run until its first restart). A run ends when it evaluates f - fopt <= 1e-8,
-when the next generation would exceed -budget x d evaluations, or, without
-restarts, when the strategy stops. With -restarts ipop a stopped strategy
-restarts from a new mean uniform in [-5, 5]^d (the full HE-ES and CMA-ES
-with a doubled population, the fixed-population strategies with the same)
-until the target or the budget; the strategy's name then gets the prefix
-"ipop-". Targets, logging triggers and the ERT are COCO's (internal/coco);
-the ECDF counts the runs as they are, without the simulated restarts of
-COCO's plots.
+"hees/f1/d2/i1", also with restarts, so a run with restarts follows the
+plain run until its first restart). A run ends when it evaluates
+f - fopt <= 1e-8, when the next generation would exceed -budget x d
+evaluations, or, without restarts, when the strategy stops. With -restarts
+ipop a stopped strategy restarts from a new mean uniform in [-5, 5]^d (the
+full HE-ES and CMA-ES with a doubled population, the fixed-population
+strategies with the same) until the target or the budget; the strategy's
+name then gets the prefix "ipop-". -restarts bipop (hees and cmaes only)
+alternates such doubled populations with small ones, a random smaller
+population and sigma0, balancing the evaluations of the two regimes
+(Hansen's BIPOP); the prefix is "bipop-". -restarts ipop,bipop runs every
+strategy with each mode that applies to it. Targets, logging triggers and
+the ERT are COCO's (internal/coco); the ECDF counts the runs as they are,
+without the simulated restarts of COCO's plots. The .info files carry
+hees's version (hees version) in coco_version, the ratio tables in their
+heading.
+
+At the end, hees bench prints per strategy and dimension the runs that
+reached 1e-8, and the geometric means of ERT / ERT(best 2009) and
+ERT / ERT(best 2009-2016) at 1e-7, with the number of functions in each
+mean and of those only the reference solved.
 
 The runs are spread over -workers goroutines, one run per goroutine at a
 time: the output does not depend on -workers. A bench stopped by Ctrl-C
@@ -82,7 +101,7 @@ func benchFlags(b *benchSettings) (*flag.FlagSet, *benchLists) {
 	fs.StringVar(&lists.functions, "functions", "1-24", "`LIST` of functions, such as 1-24 or 1,2,5-9")
 	fs.StringVar(&lists.dims, "dims", "2,3,5,10,20", "`LIST` of dimensions, at least 2")
 	fs.StringVar(&lists.instances, "instances", "1-15", "`LIST` of instances")
-	fs.StringVar(&lists.restarts, "restarts", "none", "restart `MODE`: none, or ipop (restarts until the target or the budget)")
+	fs.StringVar(&lists.restarts, "restarts", "none", "comma-separated restart `MODES`: none, ipop, bipop (restarts until the target or the budget)")
 	fs.Float64Var(&b.Budget, "budget", 1e4, "evaluation budget per run, as a multiple `B` of the dimension")
 	fs.Float64Var(&b.Sigma0, "sigma0", 2, "initial step size `S`")
 	fs.IntVar(&b.Pairs, "pairs", 0, "with -algo hees alone, `N` mirrored pairs (0: the default)")
@@ -154,12 +173,15 @@ func (b *benchSettings) check(l *benchLists) error {
 		}
 		b.Strategies = append(b.Strategies, name)
 	}
-	switch l.restarts {
-	case "none":
-	case "ipop":
-		b.IPOP = true
-	default:
-		return usagef("-restarts %q: want none or ipop", l.restarts)
+	for mode := range strings.SplitSeq(l.restarts, ",") {
+		r, err := es.ParseRestarts(strings.TrimSpace(mode))
+		if err != nil {
+			return usagef("-%v", err)
+		}
+		if slices.Contains(b.Restarts, r) {
+			return usagef("-restarts: %s is given twice", r)
+		}
+		b.Restarts = append(b.Restarts, r)
 	}
 	var err error
 	if b.Functions, err = parseIntList("-functions", l.functions, 1, objectives.BBOBFunctions); err != nil {

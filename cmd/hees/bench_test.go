@@ -17,14 +17,15 @@ import (
 	"time"
 
 	"github.com/hees-dev/hees/internal/golden"
+	"github.com/hees-dev/hees/internal/version"
 	"github.com/hees-dev/hees/objectives"
 )
 
 // The tiny grid of the tests: the three strategies of the BBOB results with
-// IPOP, two functions (the sphere, solved, and the separable Rastrigin,
+// IPOP, hees and cmaes also with BIPOP, two functions (the sphere, solved, and the separable Rastrigin,
 // where IPOP restarts and some runs fail), d = 2, two instances, a budget of
 // 500·d.
-var benchGrid = []string{"-algo", "hees,cmaes,cma11", "-restarts", "ipop", "-functions", "1,3", "-dims", "2",
+var benchGrid = []string{"-algo", "hees,cmaes,cma11", "-restarts", "ipop,bipop", "-functions", "1,3", "-dims", "2",
 	"-instances", "1-2", "-budget", "500"}
 
 // benchCLI runs hees bench on the tiny grid with the given workers and
@@ -68,8 +69,10 @@ func TestBenchEndToEnd(t *testing.T) {
 	out := t.TempDir()
 	stdout := benchCLI(t, out, 2)
 	for _, want := range []string{"wrote COCO data of ipop-hees", "wrote COCO data of ipop-cmaes", "wrote COCO data of ipop-cma11",
-		"summary.csv", "ecdf_d2.svg", "ert_ratio_d2.md",
-		"ipop-hees    d=2 ", "runs reached 1e-8"} {
+		"wrote COCO data of bipop-hees", "wrote COCO data of bipop-cmaes",
+		"summary.csv", "ecdf_d2.svg", "ert_ratio_d2.md", "best2009_ratio_d2.md", "best09-16_ratio_d2.md",
+		"ipop-hees    d=2 ", "runs reached 1e-8",
+		"\nipop-hees    d=2   ERT/ERT_best2009 at 1e-7: geometric mean ", "\nbipop-cmaes  d=2   ERT/ERT_best09-16 at 1e-7: geometric mean "} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout)
 		}
@@ -80,7 +83,7 @@ func TestBenchEndToEnd(t *testing.T) {
 	golden.Check(t, filepath.Join("testdata", "bench_summary.golden"), summary, *update)
 
 	finals := map[string]float64{} // "label f i" -> final Δ of the .info file
-	for _, label := range []string{"ipop-hees", "ipop-cmaes", "ipop-cma11"} {
+	for _, label := range []string{"ipop-hees", "ipop-cmaes", "ipop-cma11", "bipop-hees", "bipop-cmaes"} {
 		for _, f := range []int{1, 3} {
 			checkCocoFiles(t, files, label, f, finals)
 		}
@@ -114,9 +117,17 @@ func TestBenchEndToEnd(t *testing.T) {
 		}
 	}
 	ratio := string(files["ert_ratio_d2.md"])
-	for _, want := range []string{"# ERT ratio ipop-hees / ipop-cmaes, d = 2\n", "| f | 1e1 | 1e-1 | 1e-3 | 1e-5 | 1e-8 |\n", "\n| 1 | ", "\n| 3 | "} {
+	for _, want := range []string{"# ERT ratio ipop-hees / ipop-cmaes, d = 2\n", "| f | 1e1 | 1e-1 | 1e-3 | 1e-5 | 1e-8 |\n", "\n| 1 | ", "\n| 3 | ",
+		"\n# ERT ratio bipop-hees / bipop-cmaes, d = 2\n"} {
 		if !strings.Contains(ratio, want) {
 			t.Errorf("ert_ratio_d2.md lacks %q:\n%s", want, ratio)
+		}
+	}
+	best := string(files["best2009_ratio_d2.md"])
+	for _, want := range []string{"# ERT / ERT_best2009 at 1e-7, d = 2\n", "| f | ipop-hees | bipop-hees | ipop-cmaes | bipop-cmaes | ipop-cma11 |\n",
+		"\n| 1 | ", "\n| 3 | ", "\n| geometric mean | "} {
+		if !strings.Contains(best, want) {
+			t.Errorf("best2009_ratio_d2.md lacks %q:\n%s", want, best)
 		}
 	}
 	if len(files["runs/ipop-hees/f3_d2_i2.txt"]) == 0 {
@@ -136,7 +147,8 @@ func checkCocoFiles(t *testing.T, files map[string][]byte, label string, f int, 
 	if len(lines) != 3 {
 		t.Fatalf("%s f%d: .info has %d lines, want 3 (one dimension):\n%s", label, f, len(lines), info)
 	}
-	wantHeader := fmt.Sprintf("suite = 'bbob', funcId = %d, DIM = 2, Precision = 1.000e-08, algId = '%s', coco_version = '', logger = 'bbob', data_format = 'bbob-new2'", f, label)
+	wantHeader := fmt.Sprintf("suite = 'bbob', funcId = %d, DIM = 2, Precision = 1.000e-08, algId = '%s', coco_version = '%s', logger = 'bbob', data_format = 'bbob-new2', settings = 'algorithm=%s sigma0=2 budget=500*d'",
+		f, label, version.String(), label)
 	if lines[0] != wantHeader {
 		t.Errorf(".info header\n%s\nwant\n%s", lines[0], wantHeader)
 	}
@@ -257,8 +269,8 @@ func TestBenchResume(t *testing.T) {
 			kept = append(kept, full)
 		}
 	}
-	if len(kept) != 11 {
-		t.Fatalf("%d records besides the removed one, want 11", len(kept))
+	if len(kept) != 19 {
+		t.Fatalf("%d records besides the removed one, want 19", len(kept))
 	}
 	if err := os.Remove(missing); err != nil {
 		t.Fatal(err)
@@ -363,7 +375,9 @@ func TestBenchUsageErrors(t *testing.T) {
 		{[]string{"-algo", "nope", "-out", out}, exitUsage, `unknown strategy "nope"`},
 		{[]string{"-algo", "hees,hees", "-out", out}, exitUsage, "hees is given twice"},
 		{[]string{"-suite", "bbob-noisy", "-out", out}, exitUsage, "only bbob"},
-		{[]string{"-restarts", "bipop", "-out", out}, exitUsage, "want none or ipop"},
+		{[]string{"-restarts", "lpop", "-out", out}, exitUsage, `-restarts "lpop": want one of none, ipop, bipop`},
+		{[]string{"-restarts", "ipop,ipop", "-out", out}, exitUsage, "ipop is given twice"},
+		{[]string{"-algo", "cma11", "-restarts", "bipop", "-out", out}, exitFailure, "no strategy of cma11 supports the restarts [bipop]"},
 		{[]string{"-budget", "0", "-out", out}, exitUsage, "-budget 0"},
 		{[]string{"-budget", "NaN", "-out", out}, exitUsage, "-budget NaN"},
 		{[]string{"-sigma0", "-1", "-out", out}, exitUsage, "-sigma0 -1"},
@@ -384,7 +398,7 @@ func TestBenchUsageErrors(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	args := append([]string{"bench"}, benchGrid...)
 	if code := run(append(args, "-v", "-out", out), strings.NewReader(""), &stdout, &stderr); code != exitOK ||
-		!strings.Contains(stderr.String(), "bench: 12/12 runs") {
+		!strings.Contains(stderr.String(), "bench: 20/20 runs") {
 		t.Errorf("hees bench -v: exit %d, stderr %q; want a last progress line", code, stderr.String())
 	}
 	stdout.Reset()

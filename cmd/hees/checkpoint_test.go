@@ -63,7 +63,7 @@ func settingsFlags(rs *checkpoint.Settings) []string {
 	return args
 }
 
-// TestResumeFromAnyGeneration runs each strategy (and IPOP) with a
+// TestResumeFromAnyGeneration runs each strategy (and IPOP and BIPOP) with a
 // checkpoint after every generation, keeps every checkpoint written, and
 // resumes from a spread of them, the first and the last included: each
 // resume must print the -json bytes of the uninterrupted run (hees run
@@ -89,6 +89,12 @@ func TestResumeFromAnyGeneration(t *testing.T) {
 		{"ipop-cmaes", with(func(rs *checkpoint.Settings) {
 			rs.Algo, rs.Restarts, rs.Problem, rs.Dim, rs.Target, rs.MaxEvals = "cmaes", "ipop", "bbob/f15/i1", 2, nil, 1500
 		})},
+		{"bipop-hees", with(func(rs *checkpoint.Settings) {
+			rs.Algo, rs.Restarts, rs.Problem, rs.Dim, rs.Target, rs.MaxEvals = "hees", "bipop", "rastrigin", 2, nil, 5000
+		})},
+		{"bipop-cmaes", with(func(rs *checkpoint.Settings) {
+			rs.Algo, rs.Restarts, rs.Problem, rs.Dim, rs.Target, rs.MaxEvals = "cmaes", "bipop", "bbob/f15/i1", 2, nil, 5000
+		})},
 		{"trace", with(func(rs *checkpoint.Settings) {
 			rs.Algo, rs.Problem, rs.Trace, rs.TraceEvery = "hees", "ellipsoid:cond=100", "trace.csv", 3
 		})},
@@ -107,6 +113,14 @@ func TestResumeFromAnyGeneration(t *testing.T) {
 				rs.Trace = filepath.Join(dir, c.rs.Trace)
 			}
 
+			if rs.Restarts == "bipop" {
+				// The first restart is large, the next ones alternate: three
+				// restarts pass through both regimes.
+				var rep struct{ Restarts int }
+				if err := json.Unmarshal([]byte(want), &rep); err != nil || rep.Restarts < 3 {
+					t.Fatalf("%d restarts (%v): too few for both BIPOP regimes", rep.Restarts, err)
+				}
+			}
 			snapshots, got := checkpointEveryGeneration(t, filepath.Join(dir, "run.hees"), &rs)
 			if got != want {
 				t.Fatalf("the run with checkpoints printed\n%s, hees run -json\n%s", got, want)

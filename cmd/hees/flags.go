@@ -215,11 +215,11 @@ func (sf *strategyFlags) register(fs *flag.FlagSet, boxDefault string) {
 	fs.Float64Var(&sf.sigma0, "sigma0", 2, "initial step size `S` (with -lower and -upper the default is 0.3 × the box width)")
 	fs.Var(&sf.x0, "x0", "initial mean `X1,X2,...`, or @FILE: the d numbers in FILE, separated by spaces, commas or newlines (default: uniform in [-B, B]^d, drawn from the seed)")
 	fs.Float64Var(&sf.box, "box", 0, "half-width `B` of the box of a drawn x0 (default "+boxDefault+")")
-	fs.StringVar(&sf.restarts, "restarts", "none", "restart `MODE`: none, or ipop (restart with a doubled population when the strategy stops)")
-	fs.IntVar(&sf.maxRestarts, "max-restarts", 0, "with -restarts ipop, at most `N` restarts (0: no limit)")
+	fs.StringVar(&sf.restarts, "restarts", "none", "restart `MODE`: none; ipop (restart with a doubled population when the strategy stops); bipop (hees, hees2 and cmaes: alternate doubled populations with small ones, Hansen's BIPOP)")
+	fs.IntVar(&sf.maxRestarts, "max-restarts", 0, "with -restarts ipop or bipop, at most `N` restarts with a doubled population (0: no limit)")
 	fs.StringVar(&sf.lower, "lower", "", "lower bounds `L`: one number for every coordinate or d numbers L1,...,Ld (-inf: none); every point evaluated lies in the box")
 	fs.StringVar(&sf.upper, "upper", "", "upper bounds `U`: one number for every coordinate or d numbers U1,...,Ud (inf: none)")
-	fs.IntVar(&sf.pairs, "pairs", 0, "with -algo hees, `N` mirrored pairs: a generation evaluates 2N+1 points (0: floor(2 + 1.5 ln d))")
+	fs.IntVar(&sf.pairs, "pairs", 0, "with -algo hees or hees2, `N` mirrored pairs: a generation evaluates 2N+1 points (0: floor(2 + 1.5 ln d))")
 	fs.IntVar(&sf.lambda, "lambda", 0, "with -algo cmaes, the population size `N`, at least 2 (0: 4 + floor(3 ln d))")
 	fs.StringVar(&sf.stds, "stds", "", "per-coordinate scales `S1,...,Sd` (or one number): the initial step of coordinate i is sigma0*Si")
 }
@@ -279,11 +279,15 @@ func (sf *strategyFlags) config(dim int, box float64) (es.Config, error) {
 	if !slices.Contains(es.Names(), sf.algo) {
 		return es.Config{}, usagef("unknown algorithm %q (want one of %s)", sf.algo, strings.Join(es.Names(), ", "))
 	}
-	if sf.restarts != "none" && sf.restarts != "ipop" {
-		return es.Config{}, usagef(`-restarts %q: want none or ipop`, sf.restarts)
+	restarts, err := es.ParseRestarts(sf.restarts)
+	if err != nil {
+		return es.Config{}, usagef("-%v", err)
 	}
-	if sf.maxRestarts < 0 || (sf.maxRestarts > 0 && sf.restarts != "ipop") {
-		return es.Config{}, usagef("-max-restarts %d: want a non-negative count, with -restarts ipop", sf.maxRestarts)
+	if !restarts.Supports(sf.algo) {
+		return es.Config{}, usagef("-restarts %s: %s has no population to vary (use hees or cmaes)", restarts, sf.algo)
+	}
+	if sf.maxRestarts < 0 || (sf.maxRestarts > 0 && restarts == es.RestartsNone) {
+		return es.Config{}, usagef("-max-restarts %d: want a non-negative count, with -restarts ipop or bipop", sf.maxRestarts)
 	}
 	if !(sf.sigma0 > 0) || math.IsInf(sf.sigma0, 1) {
 		return es.Config{}, usagef("-sigma0 %v: want a positive finite number", sf.sigma0)
@@ -298,8 +302,8 @@ func (sf *strategyFlags) config(dim int, box float64) (es.Config, error) {
 		return es.Config{}, usagef("-x0 has %d numbers, want d = %d", len(sf.x0), dim)
 	}
 	switch {
-	case sf.pairs < 0 || (sf.pairs > 0 && sf.algo != "hees"):
-		return es.Config{}, usagef("-pairs %d: want a positive count, with -algo hees (cmaes takes -lambda; the other strategies have a fixed population)", sf.pairs)
+	case sf.pairs < 0 || (sf.pairs > 0 && sf.algo != "hees" && sf.algo != "hees2"):
+		return es.Config{}, usagef("-pairs %d: want a positive count, with -algo hees or hees2 (cmaes takes -lambda; the other strategies have a fixed population)", sf.pairs)
 	case sf.lambda < 0 || sf.lambda == 1 || (sf.lambda > 0 && sf.algo != "cmaes"):
 		return es.Config{}, usagef("-lambda %d: want a population size of at least 2, with -algo cmaes (hees takes -pairs; the other strategies have a fixed population)", sf.lambda)
 	}
@@ -315,12 +319,10 @@ func (sf *strategyFlags) config(dim int, box float64) (es.Config, error) {
 }
 
 // strategy returns the strategy the flags name, configured by cfg: the plain
-// strategy, or an IPOP wrapper around it with -restarts ipop.
+// strategy, or an IPOP or BIPOP wrapper around it with -restarts ipop or
+// bipop.
 func (sf *strategyFlags) strategy(cfg es.Config) (es.Strategy, error) {
-	if sf.restarts == "ipop" {
-		return es.NewIPOP(sf.algo, cfg, es.IPOPConfig{MaxRestarts: sf.maxRestarts})
-	}
-	return es.New(sf.algo, cfg)
+	return es.NewRestarting(sf.algo, es.Restarts(sf.restarts), cfg, sf.maxRestarts)
 }
 
 // checkDim reports a dimension below 1 as a usage error.

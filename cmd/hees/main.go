@@ -47,6 +47,7 @@ var commands = []command{
 	{"experiment", "reproduce a figure: fig2 (the paper's Figure 2) or condition", runExperiment},
 	{"plot", "draw a run trace written by hees run -trace as SVG", runPlot},
 	{"bench", "benchmark strategies on BBOB: COCO data, ERT summary, ECDF plots", runBench},
+	{"version", "print the version of hees", runVersion},
 }
 
 func main() {

@@ -32,6 +32,9 @@ var cliCases = []cliCase{
 	{"help", []string{"help"}, ""},
 	{"help_eval", []string{"help", "eval"}, ""},
 	{"help_unknown", []string{"help", "nope"}, ""},
+	{"version", []string{"version"}, ""},
+	{"help_version", []string{"help", "version"}, ""},
+	{"version_extra_argument", []string{"version", "now"}, ""},
 	{"unknown_command", []string{"nope"}, ""},
 
 	{"eval_sphere", []string{"eval", "-f", "sphere", "-d", "3"}, "1 2 3\n0,0,0\n-1.5, 2, 0.25\n\t7\t0 0 \n"},

@@ -15,6 +15,7 @@ import (
 	"github.com/hees-dev/hees/es"
 	"github.com/hees-dev/hees/extproc"
 	"github.com/hees-dev/hees/internal/checkpoint"
+	"github.com/hees-dev/hees/internal/version"
 	"github.com/hees-dev/hees/linalg"
 	"github.com/hees-dev/hees/objectives"
 )
@@ -48,15 +49,15 @@ evolution strategy. "hees run" alone runs hees on the 10-D ellipsoid.
 Prints a summary: the strategy, the problem, the evaluations, the best value
 and point, why the run stopped, and the time. With -json the summary is one
 JSON object: strategy, problem (or command), dim, seed, max_evals, target,
-evals, generations, restarts, f_best, x_best, stop_reason, and error when
-the run failed. It has no time field, so the same flags give the same bytes
+evals, generations, restarts, f_best, x_best, stop_reason, error when the
+run failed, and version (as hees version prints it). It has no time field, so the same flags give the same bytes
 whatever -workers is. Floats read back to the same float64 bits; a value
 that JSON cannot hold is written as the string "NaN", "+Inf" or "-Inf".
 
 The run stops at the first of: the target is reached, the budget would be
 exceeded by the next generation, the strategy's own criteria (and with
--restarts ipop, no restart is left), -max-time passes, Ctrl-C, SIGTERM or
-SIGHUP.
+-restarts ipop or bipop, no restart is left), -max-time passes, Ctrl-C,
+SIGTERM or SIGHUP.
 
 With -cmd "PROGRAM ARGS", PROGRAM is started once per worker and kept
 running: hees writes a point to its standard input as one line of d numbers
@@ -211,6 +212,7 @@ type runReport struct {
 	XBest       []jsonFloat `json:"x_best"`
 	StopReason  es.Reason   `json:"stop_reason"`
 	Error       string      `json:"error,omitempty"`
+	Version     string      `json:"version"`
 }
 
 // jsonFloat is a float64 written as a JSON number by encoding/json (which
@@ -572,6 +574,7 @@ func newRunReport(rs *checkpoint.Settings, problem objectives.Problem, s es.Stra
 		Restarts:    res.Restarts,
 		FBest:       jsonFloat(res.F),
 		StopReason:  res.Reason,
+		Version:     version.String(),
 	}
 	if problem != nil {
 		rep.Problem = problem.Name()

@@ -3,31 +3,21 @@ package main
 import (
 	"errors"
 	"fmt"
-	"runtime/debug"
 	"slices"
 	"strconv"
 
 	"github.com/hees-dev/hees/es"
 	"github.com/hees-dev/hees/internal/checkpoint"
 	"github.com/hees-dev/hees/internal/runlog"
+	"github.com/hees-dev/hees/internal/version"
 	"github.com/hees-dev/hees/objectives"
 )
-
-// heesVersion is the version written in the comment lines of logs and
-// traces: the main module's version, "(devel)" for a build from a work
-// tree. It is the one place to switch to a version package.
-func heesVersion() string {
-	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" {
-		return info.Main.Version
-	}
-	return "(devel)"
-}
 
 // runMetadata returns the comment lines that start the log and the trace
 // of a run of s with the settings rs on problem (nil with a command). They
 // do not depend on -workers or on timing, so that the files do not.
 func runMetadata(rs *checkpoint.Settings, problem objectives.Problem, s es.Strategy) []runlog.Field {
-	meta := []runlog.Field{{Name: "hees", Value: heesVersion()}, {Name: "strategy", Value: s.Name()}}
+	meta := []runlog.Field{{Name: "hees", Value: version.String()}, {Name: "strategy", Value: s.Name()}}
 	if problem != nil {
 		meta = append(meta, runlog.Field{Name: "problem", Value: problem.Name()})
 	} else {

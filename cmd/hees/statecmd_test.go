@@ -210,6 +210,8 @@ func TestAskTellMatchesRun(t *testing.T) {
 		{"sphere", []string{"-d", "4", "-seed", "3", "-target", "1e-8"}},
 		{"rosenbrock", []string{"-d", "3", "-algo", "cma11", "-max-evals", "400", "-target", "none", "-x0", "0,0,0"}},
 		{"rastrigin", []string{"-d", "2", "-restarts", "ipop", "-max-restarts", "2", "-target", "none", "-sigma0", "0.5"}},
+		{"rastrigin", []string{"-d", "2", "-restarts", "bipop", "-max-restarts", "2", "-target", "none", "-sigma0", "0.5"}},
+		{"bbob/f15/i1", []string{"-d", "2", "-algo", "cmaes", "-restarts", "bipop", "-max-evals", "2000", "-target", "none"}},
 	} {
 		path := filepath.Join(t.TempDir(), "run.hees")
 		mustCLI(t, "", append([]string{"init", "-state", path}, c.args...)...)

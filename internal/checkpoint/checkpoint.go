@@ -43,7 +43,7 @@ const lockWait = 100 * time.Millisecond
 // that hees resume needs to continue it, so a checkpoint keeps them.
 type Settings struct {
 	Algo     string `json:"algo"`
-	Restarts string `json:"restarts"` // "none" or "ipop"
+	Restarts string `json:"restarts"` // "none", "ipop" or "bipop"
 	Seed     uint64 `json:"seed"`
 	// Problem is the spec given to -f, Command the program of -cmd; one of
 	// them is empty.
@@ -92,10 +92,10 @@ type File struct {
 	Run Settings `json:"run"`
 	// Every is the number of generations between two checkpoints.
 	Every int `json:"every"`
-	// Strategy is the strategy's MarshalBinary (the IPOP wrapper's with
-	// -restarts ipop) after its last complete generation: only the
-	// evaluations told to it count, never those of a generation abandoned
-	// by a signal or a failure.
+	// Strategy is the strategy's MarshalBinary (the IPOP or BIPOP
+	// wrapper's with -restarts ipop or bipop) after its last complete
+	// generation: only the evaluations told to it count, never those of a
+	// generation abandoned by a signal or a failure.
 	Strategy []byte `json:"strategy"`
 	// Stop is why the run stopped, once it has for good (then hees resume
 	// only prints the summary), and "" while it can go on, which includes

@@ -101,7 +101,7 @@ const runIDBytes = 4
 type File struct {
 	RunID     string         `json:"run_id"`
 	Algo      string         `json:"algo"`
-	Restarts  string         `json:"restarts"` // "none" or "ipop"
+	Restarts  string         `json:"restarts"` // "none", "ipop" or "bipop"
 	Seed      uint64         `json:"seed"`
 	MaxEvals  int            `json:"max_evals"`           // 0: no budget
 	Target    *float64       `json:"target"`              // nil: none; finite
@@ -127,7 +127,7 @@ type Past struct {
 type Settings struct {
 	RunID    string   // NewRunID
 	Algo     string   // the strategy's algorithm
-	Restarts string   // "none" or "ipop"
+	Restarts string   // "none", "ipop" or "bipop"
 	Seed     uint64   // the seed the strategy was made with
 	MaxEvals int      // the evaluation budget, 0: none
 	Target   *float64 // nil: none
@@ -847,22 +847,19 @@ func repeat(l Line, v float64) (Problem, string) {
 }
 
 // RestoreStrategy restores a strategy from its MarshalBinary state, once
-// restarts is known to be "none" or "ipop"; the caller checks its name
-// (StrategyName).
+// restarts is known to be a restart scheme (es.ParseRestarts); the caller
+// checks its name (StrategyName).
 func RestoreStrategy(restarts string, state []byte) (es.Strategy, error) {
-	if restarts != "none" && restarts != "ipop" {
-		return nil, fmt.Errorf("restarts %q", restarts)
+	if _, err := es.ParseRestarts(restarts); err != nil {
+		return nil, err
 	}
 	return es.Load(state)
 }
 
-// StrategyName is the name of the strategy that algo runs with restarts
-// "none" or "ipop".
+// StrategyName is the name of the strategy that algo runs with the restart
+// scheme restarts ("none", "ipop" or "bipop").
 func StrategyName(algo, restarts string) string {
-	if restarts == "ipop" {
-		return es.IPOPName(algo)
-	}
-	return algo
+	return es.Restarts(restarts).Name(algo)
 }
 
 // Strategy is the run's strategy. Read it; do not call Ask or Tell.
