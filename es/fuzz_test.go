@@ -15,6 +15,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -323,7 +324,7 @@ func fuzzCrafted(t *testing.T, states map[string][]byte) map[string][]byte {
 		"crafted-cma11-shape-hugex0": set("state-cma11-gen1", 14+d, 0x7ff8000000000001, 15+d, 0),
 		"crafted-hees-shape-0xhuge":  set("state-hees-gen1", 14+d, 0, 15+d, huge),
 		// IPOP states that NewIPOP cannot make, written by MarshalBinary.
-		"crafted-ipop-pairs-2pow40": fuzzIPOPState(t, func(w *IPOP) { w.cfg.Pairs = 1 << 40 }),
+		"crafted-ipop-pairs-2pow40": fuzzIPOPState(t, func(w *IPOP) { w.cfg.Pairs = int(min(uint64(1)<<40, math.MaxInt)) }),
 		"crafted-ipop-sigma0":       fuzzIPOPState(t, func(w *IPOP) { w.cfg.Sigma0 = -5 }),
 		"crafted-ipop-nested": fuzzIPOPState(t, func(w *IPOP) {
 			inner, err := NewIPOP(nameHEES, w.cfg, IPOPConfig{})
