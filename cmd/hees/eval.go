@@ -9,12 +9,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hees-dev/hees/internal/points"
 	"github.com/hees-dev/hees/objectives"
 )
-
-// maxLineBytes bounds one input line of hees eval (64 MiB holds millions of
-// coordinates).
-const maxLineBytes = 64 << 20
 
 const evalHelp = `Usage: hees eval -f SPEC -d D [-opt] < points
 
@@ -97,70 +94,28 @@ func printOptimum(out *bufio.Writer, stderr io.Writer, p objectives.Problem) int
 // line to out and one error per bad line to stderr. It returns exitFailure
 // if any line was bad or the input could not be read.
 func evalLines(in io.Reader, out *bufio.Writer, stderr io.Writer, p objectives.Problem) int {
-	sc := bufio.NewScanner(in)
-	sc.Buffer(make([]byte, 0, 64<<10), maxLineBytes)
-	x := make([]float64, p.Dim())
 	status := exitOK
-	line := 0
-	for sc.Scan() {
-		line++
-		text := strings.TrimSpace(sc.Text())
-		if text == "" {
-			continue
-		}
-		if err := parsePoint(text, x); err != nil {
-			fmt.Fprintf(stderr, "hees eval: line %d: %v\n", line, err)
-			status = exitFailure
-			continue
-		}
+	err := points.Scan(in, p.Dim(), func(x []float64) {
 		out.WriteString(formatValue(p.Eval(x)))
 		out.WriteByte('\n')
+	}, func(line int, err error) {
+		fmt.Fprintf(stderr, "hees eval: line %d: %v\n", line, err)
+		status = exitFailure
+	})
+	if err == nil {
+		return status
 	}
-	if err := sc.Err(); err != nil {
-		if out.Flush() != nil {
-			// The read failed because the flush before it did; the caller
-			// reports the write error.
-			return exitFailure
-		}
-		if errors.Is(err, bufio.ErrTooLong) {
-			fmt.Fprintf(stderr, "hees eval: line %d: longer than %d MiB; stopped reading\n", line+1, maxLineBytes>>20)
-		} else {
-			fmt.Fprintf(stderr, "hees eval: reading standard input: %v\n", err)
-		}
+	if out.Flush() != nil {
+		// The read failed because the flush before it did; the caller
+		// reports the write error.
 		return exitFailure
 	}
-	return status
-}
-
-// parsePoint reads the numbers of line into x. Numbers are separated by
-// commas, white space, or both; a comma with nothing but space on one side
-// (an empty field) is an error, as are a count other than len(x) and
-// anything strconv.ParseFloat rejects or finds out of range.
-func parsePoint(line string, x []float64) error {
-	n := 0
-	for _, field := range strings.Split(line, ",") {
-		words := strings.Fields(field)
-		if len(words) == 0 {
-			return errors.New("empty field between commas")
-		}
-		for _, w := range words {
-			v, err := strconv.ParseFloat(w, 64)
-			if err != nil {
-				if errors.Is(err, strconv.ErrRange) {
-					return fmt.Errorf("%q is out of the float64 range", w)
-				}
-				return fmt.Errorf("%q is not a number", w)
-			}
-			if n < len(x) {
-				x[n] = v
-			}
-			n++
-		}
+	if tooLong := (*points.LineTooLongError)(nil); errors.As(err, &tooLong) {
+		fmt.Fprintf(stderr, "hees eval: %v\n", err)
+	} else {
+		fmt.Fprintf(stderr, "hees eval: reading standard input: %v\n", err)
 	}
-	if n != len(x) {
-		return fmt.Errorf("got %d number%s, want %d", n, plural(n), len(x))
-	}
-	return nil
+	return exitFailure
 }
 
 // problemList is the "Problems: ..." paragraph of the help, wrapped to 72

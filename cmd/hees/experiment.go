@@ -6,10 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
 
-	"github.com/hees-dev/hees/internal/atomicfile"
 	"github.com/hees-dev/hees/internal/experiment"
 	"github.com/hees-dev/hees/objectives"
 )
@@ -185,27 +182,11 @@ func runChecked(name string, err error, run func(io.Writer) ([]experiment.File, 
 	if err == nil {
 		var files []experiment.File
 		if files, err = run(stdout); err == nil {
-			err = writeExperiment(out, files, stdout)
+			err = experiment.WriteFiles(out, files, func(path string) { fmt.Fprintf(stdout, "wrote %s\n", path) })
 		}
 	}
 	if err != nil {
 		return report(stderr, name, err)
 	}
 	return exitOK
-}
-
-// writeExperiment creates the output directory out and writes each of
-// files atomically, reporting each on stdout.
-func writeExperiment(out string, files []experiment.File, stdout io.Writer) error {
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return err
-	}
-	for _, f := range files {
-		path := filepath.Join(out, f.Name)
-		if err := atomicfile.WriteFile(path, f.Data, 0o644); err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "wrote %s\n", path)
-	}
-	return nil
 }

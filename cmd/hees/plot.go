@@ -13,13 +13,8 @@ import (
 	"strings"
 
 	"github.com/hees-dev/hees/internal/atomicfile"
-	"github.com/hees-dev/hees/internal/boundedfile"
 	"github.com/hees-dev/hees/internal/traceplot"
 )
-
-// maxTraceSize bounds the trace files that hees plot reads: 1 GiB, millions
-// of generations.
-const maxTraceSize = 1 << 30
 
 const plotHelp = `Usage: hees plot [flags] TRACE.csv|LOG.csv
 
@@ -86,18 +81,13 @@ func runPlot(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		*title = filepath.Base(in)
 	}
 
-	data, err := boundedfile.Read(in, maxTraceSize)
+	tr, err := traceplot.ReadFile(in)
 	if err != nil {
 		fmt.Fprintf(stderr, "hees plot: %v\n", err)
 		// A missing input file is a usage error, as a missing state file is.
 		if errors.Is(err, os.ErrNotExist) {
 			return exitUsage
 		}
-		return exitFailure
-	}
-	tr, err := traceplot.Read(data)
-	if err != nil {
-		fmt.Fprintf(stderr, "hees plot: %s: %v\n", in, err)
 		return exitFailure
 	}
 	if n := tr.Hidden(*fopt != "", shift); n > 0 {

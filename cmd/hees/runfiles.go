@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 
 	"github.com/hees-dev/hees/es"
@@ -39,18 +38,7 @@ func runMetadata(rs *checkpoint.Settings, problem objectives.Problem, s es.Strat
 // runFiles are the files a run appends to after every generation: the
 // evaluation log (-log) and, without a checkpoint (which appends the
 // trace itself), the trace (-trace).
-type runFiles struct {
-	log *runlog.Log
-	// status is the log's per-row status of a generation with failures.
-	status []runlog.Status
-	trace  *runlog.TraceFile
-	rows   *es.Trace // the trace being recorded
-	// syncEvery is the checkpoints' interval in generations (0: no
-	// checkpoint): the log is flushed to the disk before each checkpoint,
-	// so that even after a crash of the machine it holds every generation
-	// up to the one a resumed run goes on from.
-	syncEvery int
-}
+type runFiles struct{ *runlog.Files }
 
 // openRunFiles opens the log and the trace of the settings rs for a run of
 // s: the log is appended to (with a comment saying at which generation a
@@ -58,75 +46,25 @@ type runFiles struct {
 // without -trace) the trace file is created. syncEvery is the checkpoints'
 // interval (0: none).
 func openRunFiles(rs *checkpoint.Settings, meta []runlog.Field, s es.Strategy, traceRows *es.Trace, syncEvery int) (*runFiles, error) {
-	rf := &runFiles{rows: traceRows, syncEvery: syncEvery}
+	cfg := runlog.FilesConfig{Dim: rs.Dim, ResumedAfter: s.Generation(), Trace: traceRows, Meta: meta, SyncEvery: syncEvery}
 	if rs.Log != "" {
-		log, err := runlog.OpenLog(rs.LogPath(), rs.Dim, meta)
-		if err != nil {
-			return nil, fmt.Errorf("-log: %w", err)
-		}
-		rf.log = log
-		if g := s.Generation(); g > 0 {
-			err = log.Comment([]runlog.Field{{Name: "resumed after generation", Value: strconv.Itoa(g)}})
-		}
-		if err != nil {
-			rf.close()
-			return nil, fmt.Errorf("writing the log: %w", err)
-		}
+		cfg.LogPath = rs.LogPath()
 	}
 	if traceRows != nil {
-		tf, err := runlog.CreateTrace(rs.TracePath(), meta)
-		if err != nil {
-			rf.close()
-			return nil, fmt.Errorf("writing the trace: %w", err)
-		}
-		rf.trace = tf
+		cfg.TracePath = rs.TracePath()
 	}
-	return rf, nil
+	f, err := runlog.OpenFiles(cfg)
+	if oe := (*runlog.OpenLogError)(nil); errors.As(err, &oe) {
+		return nil, fmt.Errorf("-log: %w", oe.Err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &runFiles{f}, nil
 }
 
 // afterGeneration appends the rows of the generation pr reports.
-func (rf *runFiles) afterGeneration(pr es.Progress) error {
-	if rf.log != nil {
-		rows, _ := pr.Candidates.Dims()
-		var status []runlog.Status
-		if pr.Failed != nil {
-			rf.status = slices.Grow(rf.status[:0], rows)[:rows]
-			for i, failed := range pr.Failed {
-				rf.status[i] = runlog.StatusOK
-				if failed {
-					rf.status[i] = runlog.StatusFailed
-				}
-			}
-			status = rf.status
-		}
-		err := rf.log.Generation(pr.Evals-rows+1, pr.Generation-1, pr.Candidates, pr.Values, status)
-		if err == nil && rf.syncEvery > 0 && pr.Generation%rf.syncEvery == 0 {
-			err = rf.log.Sync()
-		}
-		if err != nil {
-			return fmt.Errorf("writing the log: %w", err)
-		}
-	}
-	if rf.trace != nil {
-		if err := rf.trace.Append(rf.rows); err != nil {
-			return fmt.Errorf("writing the trace: %w", err)
-		}
-	}
-	return nil
-}
+func (rf *runFiles) afterGeneration(pr es.Progress) error { return rf.AfterGeneration(pr) }
 
 // close flushes the log to the disk and closes the files.
-func (rf *runFiles) close() error {
-	var errs []error
-	if rf.log != nil {
-		if err := errors.Join(rf.log.Sync(), rf.log.Close()); err != nil {
-			errs = append(errs, fmt.Errorf("writing the log: %w", err))
-		}
-	}
-	if rf.trace != nil {
-		if err := rf.trace.Close(); err != nil {
-			errs = append(errs, fmt.Errorf("writing the trace: %w", err))
-		}
-	}
-	return errors.Join(errs...)
-}
+func (rf *runFiles) close() error { return rf.Close() }

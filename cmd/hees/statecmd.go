@@ -320,25 +320,16 @@ func noCandidates(name string, reason es.Reason, status int, stderr io.Writer) i
 // askClaim is ask -claim.
 func askClaim(ctx context.Context, path string, n int, lease time.Duration, wait bool, stdout, stderr io.Writer) int {
 	const name = "hees ask"
-	poll := session.Poller{Path: path}
-	for {
-		got, err := session.Store{Path: path}.Claim(ctx, nil, n, lease)
-		if err != nil {
-			return report(stderr, name, stateError(err))
-		}
-		if len(got.Candidates) > 0 {
-			return printCandidates(name, got.Candidates, stdout, stderr)
-		}
-		if got.Stop != "" {
-			return noCandidates(name, got.Stop, exitStopped, stderr)
-		}
-		if !wait {
-			return exitOK
-		}
-		if err := poll.Wait(ctx); err != nil {
-			return report(stderr, name, stateError(err))
-		}
+	got, err := session.Store{Path: path}.ClaimWait(ctx, n, lease, wait)
+	switch {
+	case err != nil:
+		return report(stderr, name, stateError(err))
+	case len(got.Candidates) > 0:
+		return printCandidates(name, got.Candidates, stdout, stderr)
+	case got.Stop != "":
+		return noCandidates(name, got.Stop, exitStopped, stderr)
 	}
+	return exitOK
 }
 
 // blocking returns the exit status that the problems of a tell call for:

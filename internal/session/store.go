@@ -179,6 +179,22 @@ func (st Store) Claim(ctx context.Context, told []Line, n int, lease time.Durati
 	return c, err
 }
 
+// ClaimWait claims up to n candidates, as Claim does with no told lines.
+// With wait, while none can be claimed and the run goes on, it waits for
+// one with a Poller and claims again.
+func (st Store) ClaimWait(ctx context.Context, n int, lease time.Duration, wait bool) (Claimed, error) {
+	poll := Poller{Path: st.Path}
+	for {
+		got, err := st.Claim(ctx, nil, n, lease)
+		if err != nil || len(got.Candidates) > 0 || got.Stop != "" || !wait {
+			return got, err
+		}
+		if err := poll.Wait(ctx); err != nil {
+			return got, err
+		}
+	}
+}
+
 // Renew renews the leases of ids for lease and reports which are still
 // pending.
 func (st Store) Renew(ctx context.Context, ids []ID, lease time.Duration) ([]bool, error) {

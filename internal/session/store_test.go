@@ -166,3 +166,30 @@ func TestPoller(t *testing.T) {
 		t.Errorf("Wait with every candidate leased for an hour: %v, want the context's error", err)
 	}
 }
+
+// TestClaimWait claims all candidates, then waits for the one whose lease
+// expires first; without wait it returns nothing at once.
+func TestClaimWait(t *testing.T) {
+	st := newStore(t, 3, OnErrorStop)
+	ctx := context.Background()
+	const lease = 150 * time.Millisecond
+	start := time.Now()
+	if c, err := st.ClaimWait(ctx, 1, lease, true); err != nil || len(c.Candidates) != 1 {
+		t.Fatalf("ClaimWait of a fresh run = %+v, %v", c, err)
+	}
+	if _, err := st.Claim(ctx, nil, 99, time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := st.ClaimWait(ctx, 1, time.Hour, false); err != nil || len(c.Candidates) != 0 || c.Stop != "" {
+		t.Errorf("ClaimWait without wait, all leased = %+v, %v; want nothing", c, err)
+	}
+	c, err := st.ClaimWait(ctx, 1, time.Hour, true)
+	if err != nil || len(c.Candidates) != 1 || c.Candidates[0].ID.Row != 0 || time.Since(start) < lease {
+		t.Fatalf("ClaimWait = %+v, %v after %v; want row 0 after its lease of %v", c, err, time.Since(start), lease)
+	}
+	short, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+	defer cancel()
+	if _, err := st.ClaimWait(short, 1, time.Hour, true); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("ClaimWait with every candidate leased for an hour: %v, want the context's error", err)
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hees-dev/hees/internal/boundedfile"
 	"github.com/hees-dev/hees/internal/svgplot"
 )
 
@@ -51,6 +52,25 @@ type Trace struct {
 // counts of the rows that have them.
 type traceColumn struct {
 	evals, values []float64
+}
+
+// MaxFileSize bounds the files ReadFile reads: 1 GiB, millions of
+// generations.
+const MaxFileSize = 1 << 30
+
+// ReadFile reads and parses the trace or log at path. An error reading the
+// file is boundedfile.Read's (os.ErrNotExist for a missing file); an error
+// parsing it starts with path.
+func ReadFile(path string) (*Trace, error) {
+	data, err := boundedfile.Read(path, MaxFileSize)
+	if err != nil {
+		return nil, err
+	}
+	t, err := Read(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return t, nil
 }
 
 // Read parses a trace CSV: a header naming the columns, then one

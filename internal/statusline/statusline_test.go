@@ -1,4 +1,4 @@
-package main
+package statusline
 
 import (
 	"bytes"
@@ -15,18 +15,18 @@ type fakeClock struct{ t time.Time }
 
 func (c *fakeClock) now() time.Time { return c.t }
 
-func TestProgressTerminal(t *testing.T) {
+func TestTerminal(t *testing.T) {
 	s, err := es.New("hees", es.Config{Dim: 3, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
 	clock := &fakeClock{t: time.Unix(0, 0)}
-	p := &progress{w: &buf, terminal: true, every: terminalRefresh, now: clock.now}
+	p := newDisplay(&buf, true, clock.now)
 	var want strings.Builder
 	for i, at := range []time.Duration{0, 100, 249, 250, 300, 499, 700} {
 		clock.t = time.Unix(0, 0).Add(at * time.Millisecond)
-		p.update(es.Progress{Strategy: s, Generation: i + 1, Evals: 7 * (i + 1), Best: 1.5, Restarts: i / 4, Elapsed: at * time.Millisecond})
+		p.Update(es.Progress{Strategy: s, Generation: i + 1, Evals: 7 * (i + 1), Best: 1.5, Restarts: i / 4, Elapsed: at * time.Millisecond})
 		switch at {
 		case 0:
 			want.WriteString("\revals 7  gen 1  best 1.5  sigma 2  cond 1  0.0s\x1b[K")
@@ -36,48 +36,48 @@ func TestProgressTerminal(t *testing.T) {
 			want.WriteString("\revals 49  gen 7  restarts 1  best 1.5  sigma 2  cond 1  0.7s\x1b[K")
 		}
 	}
-	p.finish()
+	p.Finish()
 	want.WriteString("\r\x1b[K")
 	if buf.String() != want.String() {
 		t.Errorf("terminal output %q, want %q (at most one line per 250 ms)", buf.String(), want.String())
 	}
-	p.finish()
+	p.Finish()
 	if buf.String() != want.String() {
-		t.Error("a second finish wrote again")
+		t.Error("a second Finish wrote again")
 	}
 }
 
-func TestProgressLog(t *testing.T) {
-	s, err := es.New("es11", es.Config{Dim: maxCondDim + 1, Seed: 1})
+func TestLog(t *testing.T) {
+	s, err := es.New("es11", es.Config{Dim: MaxCondDim + 1, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
 	clock := &fakeClock{t: time.Unix(0, 0)}
-	p := newProgress(&buf, false, true)
-	if p == nil || p.terminal {
-		t.Fatalf("newProgress(buffer, -v) = %+v, want a log display", p)
+	p := New(&buf, false, true)
+	if p == nil || p.Terminal() {
+		t.Fatalf("New(buffer, verbose) = %+v, want a log display", p)
 	}
 	p.now = clock.now
 	for _, at := range []time.Duration{0, 500, 999, 1000, 1500} {
 		clock.t = time.Unix(0, 0).Add(at * time.Millisecond)
-		p.update(es.Progress{Strategy: s, Generation: 1, Evals: 1, Best: 2, Elapsed: at * time.Millisecond})
+		p.Update(es.Progress{Strategy: s, Generation: 1, Evals: 1, Best: 2, Elapsed: at * time.Millisecond})
 	}
-	p.finish()
-	// No cond(C) above maxCondDim.
+	p.Finish()
+	// No cond(C) above MaxCondDim.
 	want := "evals 1  gen 1  best 2  sigma 2  0.0s\nevals 1  gen 1  best 2  sigma 2  1.0s\n"
 	if buf.String() != want {
 		t.Errorf("log output %q, want %q", buf.String(), want)
 	}
 }
 
-func TestNewProgress(t *testing.T) {
+func TestNew(t *testing.T) {
 	var buf bytes.Buffer
-	if p := newProgress(&buf, false, false); p != nil {
-		t.Error("progress on a buffer without -v")
+	if p := New(&buf, false, false); p != nil {
+		t.Error("a display on a buffer without verbose")
 	}
-	if p := newProgress(&buf, true, true); p != nil {
-		t.Error("progress with -q")
+	if p := New(&buf, true, true); p != nil {
+		t.Error("a display with quiet")
 	}
 	r, w, err := os.Pipe()
 	if err != nil {
@@ -85,7 +85,7 @@ func TestNewProgress(t *testing.T) {
 	}
 	defer r.Close()
 	defer w.Close()
-	if isTerminal(w) {
+	if IsTerminal(w) {
 		t.Error("a pipe is reported as a terminal")
 	}
 }

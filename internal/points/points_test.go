@@ -1,0 +1,87 @@
+package points
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestParseLine(t *testing.T) {
+	for _, c := range []struct {
+		line string
+		want []float64
+		err  string
+	}{
+		{"1 2.5 -3", []float64{1, 2.5, -3}, ""},
+		{"1,2.5,\t-3", []float64{1, 2.5, -3}, ""},
+		{"1, 2.5 , -3", []float64{1, 2.5, -3}, ""},
+		{"1,,2 3", nil, "empty field between commas"},
+		{"1 2", nil, "got 2 numbers, want 3"},
+		{"1 2 3 4", nil, "got 4 numbers, want 3"},
+		{"1 x 3", nil, `"x" is not a number`},
+		{"1 1e999 3", nil, `"1e999" is out of the float64 range`},
+	} {
+		x := make([]float64, 3)
+		err := ParseLine(c.line, x)
+		switch {
+		case c.err == "" && err != nil:
+			t.Errorf("ParseLine(%q): %v", c.line, err)
+		case c.err == "" && !slices.Equal(x, c.want):
+			t.Errorf("ParseLine(%q) = %v, want %v", c.line, x, c.want)
+		case c.err != "" && (err == nil || err.Error() != c.err):
+			t.Errorf("ParseLine(%q): error %v, want %q", c.line, err, c.err)
+		}
+	}
+	if err := ParseLine("7", make([]float64, 2)); err == nil || err.Error() != "got 1 number, want 2" {
+		t.Errorf("ParseLine of one number: %v", err)
+	}
+}
+
+func TestScan(t *testing.T) {
+	var good [][]float64
+	var bad []int
+	err := Scan(strings.NewReader("1 2\n\n  \n3\n4,5\n"), 2,
+		func(x []float64) { good = append(good, slices.Clone(x)) },
+		func(line int, err error) { bad = append(bad, line) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(good) != 2 || !slices.Equal(good[0], []float64{1, 2}) || !slices.Equal(good[1], []float64{4, 5}) || !slices.Equal(bad, []int{4}) {
+		t.Errorf("Scan: points %v, bad lines %v; want [[1 2] [4 5]] and [4]", good, bad)
+	}
+
+	long := "1 2\n" + strings.Repeat("1", MaxLineBytes+1) + "\n"
+	err = Scan(strings.NewReader(long), 2, func([]float64) {}, func(int, error) {})
+	if tooLong := (*LineTooLongError)(nil); !errors.As(err, &tooLong) || tooLong.Line != 2 {
+		t.Errorf("Scan of a long line 2: %v, want a *LineTooLongError of line 2", err)
+	}
+}
+
+func TestReadFile(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, data string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	x, err := ReadFile(write("good", "1, 2\t3\r\n4\n"))
+	if err != nil || !slices.Equal(x, []float64{1, 2, 3, 4}) {
+		t.Errorf("ReadFile = %v, %v; want [1 2 3 4]", x, err)
+	}
+	path := write("nan", "1\n2 NaN\n")
+	if _, err := ReadFile(path); err == nil || err.Error() != "@"+path+` line 2: "NaN" is not a finite number` {
+		t.Errorf("ReadFile with NaN: %v", err)
+	}
+	path = write("empty", " \n")
+	if _, err := ReadFile(path); err == nil || err.Error() != "@"+path+" holds no number" {
+		t.Errorf("ReadFile of an empty file: %v", err)
+	}
+	if _, err := ReadFile(filepath.Join(dir, "missing")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("ReadFile of a missing file: %v", err)
+	}
+}

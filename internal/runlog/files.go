@@ -1,0 +1,130 @@
+package runlog
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/hees-dev/hees/es"
+)
+
+// FilesConfig says which files a run keeps.
+type FilesConfig struct {
+	// LogPath is the evaluation log, appended to; "" means none.
+	LogPath string
+	// Dim is the dimension of the run's points.
+	Dim int
+	// ResumedAfter, when positive, is the generation after which a resumed
+	// run goes on: a comment in the log says so.
+	ResumedAfter int
+	// Trace holds the trace rows being recorded, appended to the file at
+	// TracePath after every generation; nil means no trace file.
+	Trace     *es.Trace
+	TracePath string
+	// Meta are the comment lines that start both files.
+	Meta []Field
+	// SyncEvery is the checkpoints' interval in generations (0: no
+	// checkpoint): the log is flushed to the disk before each checkpoint,
+	// so that even after a crash of the machine it holds every generation
+	// up to the one a resumed run goes on from.
+	SyncEvery int
+}
+
+// An OpenLogError is the failure of OpenFiles to open the evaluation log,
+// as OpenLog reports it.
+type OpenLogError struct{ Err error }
+
+func (e *OpenLogError) Error() string { return "opening the log: " + e.Err.Error() }
+
+// Unwrap returns the error of OpenLog.
+func (e *OpenLogError) Unwrap() error { return e.Err }
+
+// Files are the files a run appends to after every generation: the
+// evaluation log and the trace.
+type Files struct {
+	log *Log
+	// status is the log's per-row status of a generation with failures.
+	status    []Status
+	trace     *TraceFile
+	rows      *es.Trace
+	syncEvery int
+}
+
+// OpenFiles opens the files of cfg: the log is appended to (with a comment
+// when the run is resumed) and the trace file is created. A failure to open
+// the log is an *OpenLogError; the other errors say which file they are
+// about.
+func OpenFiles(cfg FilesConfig) (*Files, error) {
+	f := &Files{rows: cfg.Trace, syncEvery: cfg.SyncEvery}
+	if cfg.LogPath != "" {
+		log, err := OpenLog(cfg.LogPath, cfg.Dim, cfg.Meta)
+		if err != nil {
+			return nil, &OpenLogError{err}
+		}
+		f.log = log
+		if g := cfg.ResumedAfter; g > 0 {
+			err = log.Comment([]Field{{Name: "resumed after generation", Value: strconv.Itoa(g)}})
+		}
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("writing the log: %w", err)
+		}
+	}
+	if cfg.Trace != nil {
+		tf, err := CreateTrace(cfg.TracePath, cfg.Meta)
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("writing the trace: %w", err)
+		}
+		f.trace = tf
+	}
+	return f, nil
+}
+
+// AfterGeneration appends the rows of the generation pr reports.
+func (f *Files) AfterGeneration(pr es.Progress) error {
+	if f.log != nil {
+		rows, _ := pr.Candidates.Dims()
+		var status []Status
+		if pr.Failed != nil {
+			f.status = slices.Grow(f.status[:0], rows)[:rows]
+			for i, failed := range pr.Failed {
+				f.status[i] = StatusOK
+				if failed {
+					f.status[i] = StatusFailed
+				}
+			}
+			status = f.status
+		}
+		err := f.log.Generation(pr.Evals-rows+1, pr.Generation-1, pr.Candidates, pr.Values, status)
+		if err == nil && f.syncEvery > 0 && pr.Generation%f.syncEvery == 0 {
+			err = f.log.Sync()
+		}
+		if err != nil {
+			return fmt.Errorf("writing the log: %w", err)
+		}
+	}
+	if f.trace != nil {
+		if err := f.trace.Append(f.rows); err != nil {
+			return fmt.Errorf("writing the trace: %w", err)
+		}
+	}
+	return nil
+}
+
+// Close flushes the log to the disk and closes the files.
+func (f *Files) Close() error {
+	var errs []error
+	if f.log != nil {
+		if err := errors.Join(f.log.Sync(), f.log.Close()); err != nil {
+			errs = append(errs, fmt.Errorf("writing the log: %w", err))
+		}
+	}
+	if f.trace != nil {
+		if err := f.trace.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("writing the trace: %w", err))
+		}
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,119 @@
+// Package statusline shows how a run of hees is going on standard error:
+// one status line redrawn in place on a terminal, or plain lines elsewhere
+// (a log file), each at most once per refresh interval.
+package statusline
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/hees-dev/hees/es"
+	"github.com/hees-dev/hees/linalg"
+)
+
+// Refresh intervals of the display: the status line of a terminal is
+// redrawn at most 4 times a second; elsewhere (a log file), one line is
+// written at most once a second.
+const (
+	TerminalRefresh = 250 * time.Millisecond
+	LogRefresh      = time.Second
+)
+
+// MaxCondDim is the largest dimension for which the status line shows
+// cond(C): computing it takes an eigendecomposition, O(d^3), which stays
+// well below a millisecond up to here and is done at most 4 times a second.
+const MaxCondDim = 100
+
+// Display shows the state of a run after its generations on a writer.
+type Display struct {
+	w        io.Writer
+	terminal bool // redraw one line in place
+	every    time.Duration
+	now      func() time.Time
+	next     time.Time // earliest time of the next line
+	shown    bool      // a status line is on the terminal
+	c        linalg.Dense
+}
+
+// New returns the display of a run on w, or nil when nothing is to be
+// shown: with quiet, and when w is not a terminal unless verbose.
+func New(w io.Writer, quiet, verbose bool) *Display {
+	if quiet {
+		return nil
+	}
+	terminal := IsTerminal(w)
+	if !terminal && !verbose {
+		return nil
+	}
+	return newDisplay(w, terminal, time.Now)
+}
+
+// newDisplay returns the display on w that reads the time from now.
+func newDisplay(w io.Writer, terminal bool, now func() time.Time) *Display {
+	d := &Display{w: w, terminal: terminal, every: LogRefresh, now: now}
+	if terminal {
+		d.every = TerminalRefresh
+	}
+	return d
+}
+
+// IsTerminal reports whether w is a character device (a terminal).
+func IsTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	info, err := f.Stat()
+	return err == nil && info.Mode()&os.ModeCharDevice != 0
+}
+
+// Terminal reports whether d redraws one line in place on a terminal (so
+// that a message written meanwhile must erase it first).
+func (d *Display) Terminal() bool { return d.terminal }
+
+// Update is an es.Options.Progress callback: it shows the state after a
+// generation unless the last line is more recent than the refresh interval.
+func (d *Display) Update(pr es.Progress) {
+	now := d.now()
+	if now.Before(d.next) {
+		return
+	}
+	d.next = now.Add(d.every)
+	line := d.line(pr)
+	if d.terminal {
+		// \r returns to the start of the line, ESC[K erases what is left of
+		// a longer previous line.
+		fmt.Fprintf(d.w, "\r%s\x1b[K", line)
+		d.shown = true
+	} else {
+		fmt.Fprintln(d.w, line)
+	}
+}
+
+// line formats the status: evaluations, generations, restarts, the best
+// value, sigma, cond(C) when cheap, and the elapsed time.
+func (d *Display) line(pr es.Progress) string {
+	s := fmt.Sprintf("evals %d  gen %d", pr.Evals, pr.Generation)
+	if pr.Restarts > 0 {
+		s += fmt.Sprintf("  restarts %d", pr.Restarts)
+	}
+	s += fmt.Sprintf("  best %.6g  sigma %.3g", pr.Best, pr.Strategy.Sigma())
+	if pr.Strategy.Dim() <= MaxCondDim {
+		d.c.MulAAT(pr.Strategy.Transform()) // C = A A^T
+		if cond, err := linalg.CondSym(&d.c); err == nil {
+			s += fmt.Sprintf("  cond %.3g", cond)
+		}
+	}
+	return s + fmt.Sprintf("  %.1fs", pr.Elapsed.Seconds())
+}
+
+// Finish erases the status line from the terminal, so that what is printed
+// next starts on a clean line.
+func (d *Display) Finish() {
+	if d.shown {
+		fmt.Fprint(d.w, "\r\x1b[K")
+		d.shown = false
+	}
+}
