@@ -16,6 +16,7 @@ import (
 
 	"github.com/hees-dev/hees/bench"
 	"github.com/hees-dev/hees/es"
+	"github.com/hees-dev/hees/internal/statusline"
 	"github.com/hees-dev/hees/objectives"
 )
 
@@ -267,7 +268,7 @@ type benchProgress struct {
 // newBenchProgress returns the progress report of a bench on w; it is off
 // with quiet, and when w is not a terminal unless verbose.
 func newBenchProgress(w io.Writer, quiet, verbose bool) *benchProgress {
-	p := &benchProgress{w: w, running: map[bench.Job]bool{}, terminal: isTerminal(w)}
+	p := &benchProgress{w: w, running: map[bench.Job]bool{}, terminal: statusline.IsTerminal(w)}
 	p.enabled = !quiet && (p.terminal || verbose)
 	return p
 }
@@ -280,9 +281,9 @@ func (p *benchProgress) Begin(total, earlier int) {
 	if !p.enabled {
 		return
 	}
-	every := logRefresh
+	every := statusline.LogRefresh
 	if p.terminal {
-		every = terminalRefresh
+		every = statusline.TerminalRefresh
 	}
 	p.quit, p.exited = make(chan struct{}), make(chan struct{})
 	go func() {

@@ -15,6 +15,7 @@ import (
 	"syscall"
 
 	"github.com/hees-dev/hees/es"
+	"github.com/hees-dev/hees/internal/points"
 )
 
 // usageError is a bad command line (an unknown flag, a bad value, an
@@ -114,7 +115,7 @@ func (p *pointFlag) String() string {
 
 func (p *pointFlag) Set(s string) error {
 	if path, ok := strings.CutPrefix(s, "@"); ok {
-		x, err := readPointFile(path)
+		x, err := points.ReadFile(path)
 		if err != nil {
 			return err
 		}

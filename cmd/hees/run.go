@@ -15,6 +15,8 @@ import (
 	"github.com/hees-dev/hees/es"
 	"github.com/hees-dev/hees/extproc"
 	"github.com/hees-dev/hees/internal/checkpoint"
+	"github.com/hees-dev/hees/internal/runlog"
+	"github.com/hees-dev/hees/internal/statusline"
 	"github.com/hees-dev/hees/internal/version"
 	"github.com/hees-dev/hees/linalg"
 	"github.com/hees-dev/hees/objectives"
@@ -406,15 +408,15 @@ func execute(ctx context.Context, name string, rs *checkpoint.Settings, problem 
 	defer cancel()
 	opt := runOptions(rs, problem)
 	opt.Inject = inject
-	bar := newProgress(stderr, out.quiet, out.verbose)
-	var files *runFiles
+	bar := statusline.New(stderr, out.quiet, out.verbose)
+	var files *runlog.Files
 	var filesErr error // the first failed write, which stops the run
 	opt.Progress = func(pr es.Progress) {
 		if bar != nil {
-			bar.update(pr)
+			bar.Update(pr)
 		}
 		if filesErr == nil {
-			if filesErr = files.afterGeneration(pr); filesErr != nil {
+			if filesErr = files.AfterGeneration(pr); filesErr != nil {
 				cancel()
 			}
 		}
@@ -444,7 +446,7 @@ func execute(ctx context.Context, name string, rs *checkpoint.Settings, problem 
 			Restart:     restart,
 			Warn: func(msg string) {
 				erase := "" // a status line on a terminal is redrawn after the next generation
-				if bar != nil && bar.terminal {
+				if bar != nil && bar.Terminal() {
 					erase = "\r\x1b[K"
 				}
 				fmt.Fprintf(stderr, "%s%s: %s\n", erase, name, msg)
@@ -476,7 +478,7 @@ func execute(ctx context.Context, name string, rs *checkpoint.Settings, problem 
 
 	res, runErr := es.Minimize(ctx, eval, s, opt)
 	if bar != nil {
-		bar.finish()
+		bar.Finish()
 	}
 	var failures []error
 	if pool != nil {
@@ -490,7 +492,7 @@ func execute(ctx context.Context, name string, rs *checkpoint.Settings, problem 
 	if runErr != nil {
 		failures = append(failures, runErr)
 	}
-	if err := errors.Join(filesErr, files.close()); err != nil {
+	if err := errors.Join(filesErr, files.Close()); err != nil {
 		failures = append(failures, err)
 	}
 	if cp != nil {

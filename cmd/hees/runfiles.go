@@ -35,17 +35,12 @@ func runMetadata(rs *checkpoint.Settings, problem objectives.Problem, s es.Strat
 	)
 }
 
-// runFiles are the files a run appends to after every generation: the
-// evaluation log (-log) and, without a checkpoint (which appends the
-// trace itself), the trace (-trace).
-type runFiles struct{ *runlog.Files }
-
 // openRunFiles opens the log and the trace of the settings rs for a run of
 // s: the log is appended to (with a comment saying at which generation a
 // resumed run goes on), and with traceRows (nil with a checkpoint, or
 // without -trace) the trace file is created. syncEvery is the checkpoints'
 // interval (0: none).
-func openRunFiles(rs *checkpoint.Settings, meta []runlog.Field, s es.Strategy, traceRows *es.Trace, syncEvery int) (*runFiles, error) {
+func openRunFiles(rs *checkpoint.Settings, meta []runlog.Field, s es.Strategy, traceRows *es.Trace, syncEvery int) (*runlog.Files, error) {
 	cfg := runlog.FilesConfig{Dim: rs.Dim, ResumedAfter: s.Generation(), Trace: traceRows, Meta: meta, SyncEvery: syncEvery}
 	if rs.Log != "" {
 		cfg.LogPath = rs.LogPath()
@@ -60,11 +55,5 @@ func openRunFiles(rs *checkpoint.Settings, meta []runlog.Field, s es.Strategy, t
 	if err != nil {
 		return nil, err
 	}
-	return &runFiles{f}, nil
+	return f, nil
 }
-
-// afterGeneration appends the rows of the generation pr reports.
-func (rf *runFiles) afterGeneration(pr es.Progress) error { return rf.AfterGeneration(pr) }
-
-// close flushes the log to the disk and closes the files.
-func (rf *runFiles) close() error { return rf.Close() }
