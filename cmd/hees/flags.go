@@ -352,34 +352,3 @@ func formatPoint(x []float64) string {
 func signalContext() (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 }
-
-// readPoints reads the points of a file for -inject: one point per line,
-// dim numbers separated by blanks or commas; blank lines and lines starting
-// with # are skipped.
-func readPoints(path string, dim int) ([][]float64, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("-inject: %w", err)
-	}
-	var points [][]float64
-	for n, line := range strings.Split(string(data), "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		words := strings.FieldsFunc(line, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' })
-		if len(words) != dim {
-			return nil, fmt.Errorf("-inject %s:%d: %d numbers, want d = %d", path, n+1, len(words), dim)
-		}
-		x := make([]float64, dim)
-		for i, w := range words {
-			v, err := strconv.ParseFloat(w, 64)
-			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("-inject %s:%d: %q is not a finite number", path, n+1, w)
-			}
-			x[i] = v
-		}
-		points = append(points, x)
-	}
-	return points, nil
-}

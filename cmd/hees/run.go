@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"github.com/hees-dev/hees/es"
 	"github.com/hees-dev/hees/extproc"
 	"github.com/hees-dev/hees/internal/checkpoint"
+	"github.com/hees-dev/hees/internal/points"
 	"github.com/hees-dev/hees/internal/runlog"
 	"github.com/hees-dev/hees/internal/statusline"
 	"github.com/hees-dev/hees/internal/version"
@@ -337,8 +339,12 @@ func (rf *runFlags) run(ctx context.Context, stdout, stderr io.Writer) int {
 	settings := rf.settings(problem)
 	var inject [][]float64
 	if rf.inject != "" {
-		if inject, err = readPoints(rf.inject, rf.dim); err != nil {
-			return report(stderr, name, err)
+		if inject, err = points.ReadList(rf.inject, rf.dim); err != nil {
+			sep := " " // a bad line's error starts with the file's name
+			if errors.As(err, new(*fs.PathError)) {
+				sep = ": "
+			}
+			return report(stderr, name, fmt.Errorf("-inject%s%w", sep, err))
 		}
 	}
 	if settings.TraceEvery == 0 {

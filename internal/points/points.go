@@ -1,6 +1,6 @@
 // Package points reads the points that hees takes as text: one point per
-// line of a stream (hees eval), and one point from a file (hees run -x0
-// @FILE).
+// line of a stream (hees eval), one point from a file (hees run -x0
+// @FILE), and a list of points from a file (hees run -inject FILE).
 package points
 
 import (
@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"strconv"
 	"strings"
 
@@ -122,4 +123,36 @@ func ReadFile(path string) ([]float64, error) {
 		return nil, fmt.Errorf("@%s holds no number", path)
 	}
 	return x, nil
+}
+
+// ReadList reads the points of the file at path: one point per line, dim
+// numbers separated by blanks or commas; blank lines and lines starting
+// with # are skipped. A failed read is the *fs.PathError of os.ReadFile; a
+// bad line is an error that starts with "path:line: ".
+func ReadList(path string, dim int) ([][]float64, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var points [][]float64
+	for n, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		words := strings.FieldsFunc(line, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' })
+		if len(words) != dim {
+			return nil, fmt.Errorf("%s:%d: %d numbers, want d = %d", path, n+1, len(words), dim)
+		}
+		x := make([]float64, dim)
+		for i, w := range words {
+			v, err := strconv.ParseFloat(w, 64)
+			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("%s:%d: %q is not a finite number", path, n+1, w)
+			}
+			x[i] = v
+		}
+		points = append(points, x)
+	}
+	return points, nil
 }

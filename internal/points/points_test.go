@@ -85,3 +85,29 @@ func TestReadFile(t *testing.T) {
 		t.Errorf("ReadFile of a missing file: %v", err)
 	}
 }
+
+func TestReadList(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, data string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	xs, err := ReadList(write("good", "# two points\n1, 2\n\n 3\t4 \n"), 2)
+	if err != nil || len(xs) != 2 || !slices.Equal(xs[0], []float64{1, 2}) || !slices.Equal(xs[1], []float64{3, 4}) {
+		t.Errorf("ReadList = %v, %v; want [[1 2] [3 4]]", xs, err)
+	}
+	path := write("short", "1 2\n3\n")
+	if _, err := ReadList(path, 2); err == nil || err.Error() != path+":2: 1 numbers, want d = 2" {
+		t.Errorf("ReadList with a short line: %v", err)
+	}
+	path = write("inf", "1 Inf\n")
+	if _, err := ReadList(path, 2); err == nil || err.Error() != path+`:1: "Inf" is not a finite number` {
+		t.Errorf("ReadList with Inf: %v", err)
+	}
+	if _, err := ReadList(filepath.Join(dir, "missing"), 2); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("ReadList of a missing file: %v", err)
+	}
+}
