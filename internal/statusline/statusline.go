@@ -1,6 +1,7 @@
-// Package statusline shows how a run of hees is going on standard error:
-// one status line redrawn in place on a terminal, or plain lines elsewhere
-// (a log file), each at most once per refresh interval.
+// Package statusline shows how a run of hees (Display) or a BBOB bench
+// (Bench) is going on standard error: one status line redrawn in place on
+// a terminal, or plain lines elsewhere (a log file), each at most once per
+// refresh interval.
 package statusline
 
 import (
