@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"github.com/hees-dev/hees/internal/checkpoint"
+	"github.com/hees-dev/hees/internal/runner"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -212,13 +213,13 @@ func checkpointEveryGeneration(t *testing.T, path string, rs *checkpoint.Setting
 		t.Fatal(err)
 	}
 	const never = 1 << 30 // no checkpoint write but the first and the last
-	cp, err := checkpoint.Create(context.Background(), path, never, rs, s, runMetadata(rs, problem, s))
+	cp, err := checkpoint.Create(context.Background(), path, never, rs, s, runner.Metadata(rs, problem, s))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer cp.Close()
 	snapshots := [][]byte{readFile(t, path)}
-	opt := runOptions(rs, problem)
+	opt := runner.Options(rs, problem)
 	cp.SetTrace(opt.Trace)
 	opt.Progress = func(pr es.Progress) {
 		if len(snapshots) != pr.Generation {

@@ -14,13 +14,11 @@ import (
 	"time"
 
 	"github.com/hees-dev/hees/es"
-	"github.com/hees-dev/hees/extproc"
 	"github.com/hees-dev/hees/internal/checkpoint"
 	"github.com/hees-dev/hees/internal/points"
-	"github.com/hees-dev/hees/internal/runlog"
+	"github.com/hees-dev/hees/internal/runner"
 	"github.com/hees-dev/hees/internal/statusline"
 	"github.com/hees-dev/hees/internal/version"
-	"github.com/hees-dev/hees/linalg"
 	"github.com/hees-dev/hees/objectives"
 )
 
@@ -348,7 +346,7 @@ func (rf *runFlags) run(ctx context.Context, stdout, stderr io.Writer) int {
 		}
 	}
 	if settings.TraceEvery == 0 {
-		_, hessian := problemHessian(problem)
+		_, hessian := runner.Hessian(problem)
 		settings.TraceEvery = es.DefaultTraceInterval(s.Dim(), s.PopulationSize(), hessian)
 	}
 	var cp *checkpoint.Writer
@@ -357,7 +355,7 @@ func (rf *runFlags) run(ctx context.Context, stdout, stderr io.Writer) int {
 		if settings.Dir, err = os.Getwd(); err != nil {
 			return report(stderr, name, err)
 		}
-		cp, err = checkpoint.Create(ctx, rf.checkpoint, rf.checkpointEvery, &settings, s, runMetadata(&settings, problem, s))
+		cp, err = checkpoint.Create(ctx, rf.checkpoint, rf.checkpointEvery, &settings, s, runner.Metadata(&settings, problem, s))
 		if err != nil {
 			return report(stderr, name, err)
 		}
@@ -409,113 +407,24 @@ func (rf *runFlags) settings(problem objectives.Problem) checkpoint.Settings {
 // summary. name prefixes the error lines.
 func execute(ctx context.Context, name string, rs *checkpoint.Settings, problem objectives.Problem, s es.Strategy,
 	inject [][]float64, cp *checkpoint.Writer, out outputFlags, stdout, stderr io.Writer) int {
-	// A failed checkpoint write stops the run through cancel.
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	opt := runOptions(rs, problem)
-	opt.Inject = inject
 	bar := statusline.New(stderr, out.quiet, out.verbose)
-	var files *runlog.Files
-	var filesErr error // the first failed write, which stops the run
-	opt.Progress = func(pr es.Progress) {
-		if bar != nil {
-			bar.Update(pr)
-		}
-		if filesErr == nil {
-			if filesErr = files.AfterGeneration(pr); filesErr != nil {
-				cancel()
+	res, failures, err := runner.Run(ctx, runner.Config{Settings: rs, Problem: problem, Strategy: s, Inject: inject,
+		Checkpoint: cp, Display: bar, Warn: func(msg string) {
+			erase := "" // a status line on a terminal is redrawn after the next generation
+			if bar != nil && bar.Terminal() {
+				erase = "\r\x1b[K"
 			}
-		}
-		if cp != nil {
-			cp.AfterGeneration(pr, cancel)
-		}
-	}
-	traceRows, syncEvery := opt.Trace, 0
-	if cp != nil {
-		cp.SetTrace(opt.Trace)
-		traceRows = nil // the checkpoints append the trace
-		syncEvery = cp.Every()
-	}
-	var eval es.Problem = problem
-	var pool *extproc.Pool
-	if rs.Command != "" {
-		// Minimize cancels the evaluations in progress, which kills their
-		// processes, when the run stops: the generation under way is
-		// abandoned anyway (Minimize never tells part of one).
-		var err error
-		// A run that goes on after a failure gets a fresh program for
-		// the next point.
-		restart := rs.OnError == es.OnErrorWorst || rs.Retries > 0
-		pool, err = extproc.Start(ctx, rs.Command, rs.Workers, extproc.Options{
-			Dir:         rs.Dir,
-			EvalTimeout: rs.EvalTimeout,
-			Restart:     restart,
-			Warn: func(msg string) {
-				erase := "" // a status line on a terminal is redrawn after the next generation
-				if bar != nil && bar.Terminal() {
-					erase = "\r\x1b[K"
-				}
-				fmt.Fprintf(stderr, "%s%s: %s\n", erase, name, msg)
-			},
-		})
-		if err != nil {
-			if rs.Dir != "" {
-				err = fmt.Errorf("%w (in %s, the directory the run was started in)", err, rs.Dir)
-			}
-			status := report(stderr, name, err)
-			if !cp.DiscardIfNew() {
-				cp.PrintResumeHint(stderr, name)
-			}
-			return status
-		}
-		eval = es.FuncContext(pool.EvalContext)
-	}
-	files, err := openRunFiles(rs, runMetadata(rs, problem, s), s, traceRows, syncEvery)
+			fmt.Fprintf(stderr, "%s%s: %s\n", erase, name, msg)
+		}})
 	if err != nil {
-		if pool != nil {
-			pool.Close()
-		}
 		status := report(stderr, name, err)
 		if !cp.DiscardIfNew() {
 			cp.PrintResumeHint(stderr, name)
 		}
 		return status
 	}
-
-	res, runErr := es.Minimize(ctx, eval, s, opt)
-	if bar != nil {
-		bar.Finish()
-	}
-	var failures []error
-	if pool != nil {
-		failures, runErr = closeExternal(ctx, pool, runErr)
-		if errors.Is(errors.Join(failures...), extproc.ErrProtocol) {
-			// Answers may have gone to the wrong points: the result
-			// cannot be trusted, whatever stopped the run.
-			res.Reason = es.ReasonObjectiveError
-		}
-	}
-	if runErr != nil {
-		failures = append(failures, runErr)
-	}
-	if err := errors.Join(filesErr, files.Close()); err != nil {
-		failures = append(failures, err)
-	}
-	if cp != nil {
-		if err := cp.Finish(s, res); err != nil {
-			failures = append(failures, err)
-		}
-		if cp.WriteFailed() {
-			res.Reason = reasonCheckpointError
-		}
-		res.Elapsed += cp.ElapsedBefore()
-	}
 	return printResult(name, rs, problem, s, res, failures, cp, out, stdout, stderr)
 }
-
-// reasonCheckpointError is the stop reason of a run stopped because its
-// checkpoint could not be written (the error names the file).
-const reasonCheckpointError es.Reason = "checkpoint error"
 
 // printResult prints the summary of a run that ended with res and the
 // failures, and returns the exit status: exitFailure when the run failed or
@@ -529,7 +438,7 @@ func printResult(name string, rs *checkpoint.Settings, problem objectives.Proble
 		rep.Error = errors.Join(failures...).Error()
 		status = exitFailure
 	}
-	if res.Reason == es.ReasonCanceled || res.Reason == reasonCheckpointError {
+	if res.Reason == es.ReasonCanceled || res.Reason == runner.ReasonCheckpointError {
 		status = exitFailure
 	}
 	for _, err := range failures {
@@ -546,27 +455,6 @@ func printResult(name string, rs *checkpoint.Settings, problem objectives.Proble
 	}
 	fmt.Fprintf(stdout, "%s\n", data)
 	return status
-}
-
-// runOptions returns the Minimize options of the settings rs, with the Hessian
-// of problem (nil with a command) for the trace.
-func runOptions(rs *checkpoint.Settings, problem objectives.Problem) es.Options {
-	opt := es.Options{Workers: rs.Workers, MaxTime: rs.MaxTime, MaxEvals: rs.MaxEvals, Target: rs.Target,
-		OnError: rs.OnError, Retries: rs.Retries}
-	if rs.Trace != "" {
-		opt.Trace = &es.Trace{Interval: rs.TraceEvery}
-		opt.Hessian, _ = problemHessian(problem)
-	}
-	return opt
-}
-
-// problemHessian returns the Hessian of problem (nil with a command) when
-// it is known.
-func problemHessian(problem objectives.Problem) (*linalg.Dense, bool) {
-	if problem == nil {
-		return nil, false
-	}
-	return problem.Hessian()
 }
 
 // newRunReport returns the summary of a finished run with the settings rs.
@@ -618,24 +506,4 @@ func printSummary(w io.Writer, rep *runReport, res es.Result) {
 	fmt.Fprintf(w, "best x       %s\n", x)
 	fmt.Fprintf(w, "stop reason  %s\n", rep.StopReason)
 	fmt.Fprintf(w, "time         %v\n", res.Elapsed.Round(time.Millisecond))
-}
-
-// closeExternal closes the pool of the external program after Minimize
-// returned runErr, and returns the failures to report and what is
-// left of runErr: a failed evaluation is reported by the program's own
-// error (which names the point and the program's standard error), and a
-// program that did not exit cleanly is a failure of a run that ended
-// normally.
-func closeExternal(ctx context.Context, pool *extproc.Pool, runErr error) ([]error, error) {
-	closeErr := pool.Close()
-	var objErr *es.ObjectiveError
-	switch {
-	case errors.As(runErr, &objErr) && objErr.Err != nil:
-		return []error{objErr.Err}, nil
-	case errors.Is(closeErr, extproc.ErrProtocol):
-		return []error{closeErr}, runErr
-	case closeErr != nil && ctx.Err() == nil:
-		return []error{fmt.Errorf("the program did not end cleanly: %w", closeErr)}, runErr
-	}
-	return nil, runErr
 }

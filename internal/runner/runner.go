@@ -1,0 +1,230 @@
+// Package runner runs one optimisation of hees run and hees resume: it
+// starts the external program's processes (with -cmd), opens the log and
+// the trace, writes the checkpoints, calls es.Minimize with the status
+// line, and collects what went wrong. Printing the summary is left to the
+// caller.
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/hees-dev/hees/es"
+	"github.com/hees-dev/hees/extproc"
+	"github.com/hees-dev/hees/internal/checkpoint"
+	"github.com/hees-dev/hees/internal/runlog"
+	"github.com/hees-dev/hees/internal/statusline"
+	"github.com/hees-dev/hees/internal/version"
+	"github.com/hees-dev/hees/linalg"
+	"github.com/hees-dev/hees/objectives"
+)
+
+// ReasonCheckpointError is the stop reason of a run stopped because its
+// checkpoint could not be written (the error names the file).
+const ReasonCheckpointError es.Reason = "checkpoint error"
+
+// Config is one run.
+type Config struct {
+	// Settings are the run's settings; with a command, Settings.Dir is the
+	// directory the program runs in ("": the current one).
+	Settings *checkpoint.Settings
+	// Problem is the test problem, nil with a command.
+	Problem objectives.Problem
+	// Strategy is the strategy to run: fresh, or restored by hees resume.
+	Strategy es.Strategy
+	// Inject holds the known points evaluated before the first generation.
+	Inject [][]float64
+	// Checkpoint writes the checkpoints (nil: none).
+	Checkpoint *checkpoint.Writer
+	// Display is the status line (nil: none); Run finishes it when
+	// Minimize returns.
+	Display *statusline.Display
+	// Warn is extproc.Options.Warn: it hears of an evaluation that waits
+	// long for its answer (nil: nothing).
+	Warn func(msg string)
+}
+
+// Run runs the optimisation of cfg. An error means that the run could not
+// start (the program or a file could not be opened): nothing was
+// evaluated. Otherwise it returns the result and the failures to report:
+// the failed evaluation, the program that did not end cleanly, a failed
+// write of the log, the trace or the checkpoint. With a checkpoint,
+// res.Elapsed includes the time of the earlier invocations.
+func Run(ctx context.Context, cfg Config) (res es.Result, failures []error, err error) {
+	rs, problem, s, cp, bar := cfg.Settings, cfg.Problem, cfg.Strategy, cfg.Checkpoint, cfg.Display
+	// A failed checkpoint write stops the run through cancel.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	opt := Options(rs, problem)
+	opt.Inject = cfg.Inject
+	var files *runlog.Files
+	var filesErr error // the first failed write, which stops the run
+	opt.Progress = func(pr es.Progress) {
+		if bar != nil {
+			bar.Update(pr)
+		}
+		if filesErr == nil {
+			if filesErr = files.AfterGeneration(pr); filesErr != nil {
+				cancel()
+			}
+		}
+		if cp != nil {
+			cp.AfterGeneration(pr, cancel)
+		}
+	}
+	traceRows, syncEvery := opt.Trace, 0
+	if cp != nil {
+		cp.SetTrace(opt.Trace)
+		traceRows = nil // the checkpoints append the trace
+		syncEvery = cp.Every()
+	}
+	var eval es.Problem = problem
+	var pool *extproc.Pool
+	if rs.Command != "" {
+		// Minimize cancels the evaluations in progress, which kills their
+		// processes, when the run stops: the generation under way is
+		// abandoned anyway (Minimize never tells part of one).
+		//
+		// A run that goes on after a failure gets a fresh program for
+		// the next point.
+		restart := rs.OnError == es.OnErrorWorst || rs.Retries > 0
+		pool, err = extproc.Start(ctx, rs.Command, rs.Workers, extproc.Options{
+			Dir:         rs.Dir,
+			EvalTimeout: rs.EvalTimeout,
+			Restart:     restart,
+			Warn:        cfg.Warn,
+		})
+		if err != nil {
+			if rs.Dir != "" {
+				err = fmt.Errorf("%w (in %s, the directory the run was started in)", err, rs.Dir)
+			}
+			return es.Result{}, nil, err
+		}
+		eval = es.FuncContext(pool.EvalContext)
+	}
+	files, err = openFiles(rs, Metadata(rs, problem, s), s, traceRows, syncEvery)
+	if err != nil {
+		if pool != nil {
+			pool.Close()
+		}
+		return es.Result{}, nil, err
+	}
+
+	res, runErr := es.Minimize(ctx, eval, s, opt)
+	if bar != nil {
+		bar.Finish()
+	}
+	if pool != nil {
+		failures, runErr = closeExternal(ctx, pool, runErr)
+		if errors.Is(errors.Join(failures...), extproc.ErrProtocol) {
+			// Answers may have gone to the wrong points: the result
+			// cannot be trusted, whatever stopped the run.
+			res.Reason = es.ReasonObjectiveError
+		}
+	}
+	if runErr != nil {
+		failures = append(failures, runErr)
+	}
+	if err := errors.Join(filesErr, files.Close()); err != nil {
+		failures = append(failures, err)
+	}
+	if cp != nil {
+		if err := cp.Finish(s, res); err != nil {
+			failures = append(failures, err)
+		}
+		if cp.WriteFailed() {
+			res.Reason = ReasonCheckpointError
+		}
+		res.Elapsed += cp.ElapsedBefore()
+	}
+	return res, failures, nil
+}
+
+// Options returns the Minimize options of the settings rs, with the Hessian
+// of problem (nil with a command) for the trace.
+func Options(rs *checkpoint.Settings, problem objectives.Problem) es.Options {
+	opt := es.Options{Workers: rs.Workers, MaxTime: rs.MaxTime, MaxEvals: rs.MaxEvals, Target: rs.Target,
+		OnError: rs.OnError, Retries: rs.Retries}
+	if rs.Trace != "" {
+		opt.Trace = &es.Trace{Interval: rs.TraceEvery}
+		opt.Hessian, _ = Hessian(problem)
+	}
+	return opt
+}
+
+// Hessian returns the Hessian of problem (nil with a command) when it is
+// known.
+func Hessian(problem objectives.Problem) (*linalg.Dense, bool) {
+	if problem == nil {
+		return nil, false
+	}
+	return problem.Hessian()
+}
+
+// closeExternal closes the pool of the external program after Minimize
+// returned runErr, and returns the failures to report and what is
+// left of runErr: a failed evaluation is reported by the program's own
+// error (which names the point and the program's standard error), and a
+// program that did not exit cleanly is a failure of a run that ended
+// normally.
+func closeExternal(ctx context.Context, pool *extproc.Pool, runErr error) ([]error, error) {
+	closeErr := pool.Close()
+	var objErr *es.ObjectiveError
+	switch {
+	case errors.As(runErr, &objErr) && objErr.Err != nil:
+		return []error{objErr.Err}, nil
+	case errors.Is(closeErr, extproc.ErrProtocol):
+		return []error{closeErr}, runErr
+	case closeErr != nil && ctx.Err() == nil:
+		return []error{fmt.Errorf("the program did not end cleanly: %w", closeErr)}, runErr
+	}
+	return nil, runErr
+}
+
+// Metadata returns the comment lines that start the log and the trace
+// of a run of s with the settings rs on problem (nil with a command). They
+// do not depend on -workers or on timing, so that the files do not.
+func Metadata(rs *checkpoint.Settings, problem objectives.Problem, s es.Strategy) []runlog.Field {
+	meta := []runlog.Field{{Name: "hees", Value: version.String()}, {Name: "strategy", Value: s.Name()}}
+	if problem != nil {
+		meta = append(meta, runlog.Field{Name: "problem", Value: problem.Name()})
+	} else {
+		meta = append(meta, runlog.Field{Name: "command", Value: rs.Command})
+	}
+	target := "none"
+	if rs.Target != nil {
+		target = strconv.FormatFloat(*rs.Target, 'g', -1, 64)
+	}
+	return append(meta,
+		runlog.Field{Name: "d", Value: strconv.Itoa(rs.Dim)},
+		runlog.Field{Name: "seed", Value: strconv.FormatUint(rs.Seed, 10)},
+		runlog.Field{Name: "population", Value: strconv.Itoa(s.PopulationSize())},
+		runlog.Field{Name: "max_evals", Value: strconv.Itoa(rs.MaxEvals)},
+		runlog.Field{Name: "target", Value: target},
+	)
+}
+
+// openFiles opens the log and the trace of the settings rs for a run of
+// s: the log is appended to (with a comment saying at which generation a
+// resumed run goes on), and with traceRows (nil with a checkpoint, or
+// without -trace) the trace file is created. syncEvery is the checkpoints'
+// interval (0: none).
+func openFiles(rs *checkpoint.Settings, meta []runlog.Field, s es.Strategy, traceRows *es.Trace, syncEvery int) (*runlog.Files, error) {
+	cfg := runlog.FilesConfig{Dim: rs.Dim, ResumedAfter: s.Generation(), Trace: traceRows, Meta: meta, SyncEvery: syncEvery}
+	if rs.Log != "" {
+		cfg.LogPath = rs.LogPath()
+	}
+	if traceRows != nil {
+		cfg.TracePath = rs.TracePath()
+	}
+	f, err := runlog.OpenFiles(cfg)
+	if oe := (*runlog.OpenLogError)(nil); errors.As(err, &oe) {
+		return nil, fmt.Errorf("-log: %w", oe.Err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
+}
