@@ -18,7 +18,7 @@
 //
 // # Files
 //
-// Files lays out one algorithm's runs as COCO does, under the algorithm's
+// FilesWithHeader lays out one algorithm's runs as COCO does, under the algorithm's
 // folder:
 //
 //	bbobexp_f<F>.info                    one per function
@@ -37,10 +37,9 @@
 //
 //	data_f1/bbobexp_f1_DIM2.dat, 1:245|5.7e-09, 2:251|8.1e-09
 //
-// coco_version and settings (FilesWithHeader) are the writer's version and
-// the settings for the post-processing, as COCO 2.8's observer options;
-// Files writes the header of earlier COCO versions, coco_version empty and
-// no settings field. Each run in a .dat, .tdat or .rdat file starts with the header line
+// coco_version and settings (the Header) are the writer's version and
+// the settings for the post-processing, as COCO 2.8's observer options.
+// Each run in a .dat, .tdat or .rdat file starts with the header line
 //
 //	% f evaluations | g evaluations | best noise-free fitness - Fopt (7.948000000000e+01) + sum g_i+ | measured fitness | best measured fitness or single-digit g-values | x1 | x2...
 //

@@ -24,7 +24,7 @@ func ExampleObserver() {
 	hit, _ := run.Hit(coco.MinTargetLevel)
 	fmt.Printf("%d evaluations, solved: %v, 1e-8 reached at evaluation %d\n", run.Evals, run.Solved(), hit)
 
-	files, err := coco.Files("halving", "an example", []*coco.Run{run})
+	files, err := coco.FilesWithHeader("halving", "an example", coco.Header{}, []*coco.Run{run})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -39,7 +39,7 @@ func ExampleObserver() {
 	// data_f1/bbobexp_f1_DIM2.tdat
 	// data_f1/bbobexp_f1_DIM2.rdat
 	// bbobexp_f1.info
-	// suite = 'bbob', funcId = 1, DIM = 2, Precision = 1.000e-08, algId = 'halving', coco_version = '', logger = 'bbob', data_format = 'bbob-new2'
+	// suite = 'bbob', funcId = 1, DIM = 2, Precision = 1.000e-08, algId = 'halving', coco_version = '', logger = 'bbob', data_format = 'bbob-new2', settings = ''
 	// % an example
 	// data_f1/bbobexp_f1_DIM2.dat, 1:40|1.8e-12
 }

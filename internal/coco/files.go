@@ -31,13 +31,6 @@ type Header struct {
 	Settings string
 }
 
-// Files lays out the runs of one algorithm as FilesWithHeader does, with
-// the .info header of COCO before 2.8: coco_version empty and no settings
-// field. Callers that know their version should use FilesWithHeader.
-func Files(algID, comment string, runs []*Run) ([]File, error) {
-	return layout(algID, comment, nil, runs)
-}
-
 // FilesWithHeader lays out the runs of one algorithm in COCO's bbob format
 // (see the package documentation): an .info file per function and a .dat,
 // .tdat and .rdat file per function and dimension, with the runs ordered
@@ -49,28 +42,18 @@ func Files(algID, comment string, runs []*Run) ([]File, error) {
 // name, comment or header field, a run without evaluations, and two runs
 // of the same problem instance.
 func FilesWithHeader(algID, comment string, h Header, runs []*Run) ([]File, error) {
-	return layout(algID, comment, &h, runs)
-}
-
-// layout writes the files of Files (h nil) and FilesWithHeader.
-func layout(algID, comment string, h *Header, runs []*Run) ([]File, error) {
 	if algID == "" || strings.IndexFunc(algID, badIDRune) >= 0 {
 		return nil, fmt.Errorf("coco: algorithm name %q: want letters, digits and ._+- only", algID)
 	}
 	if strings.ContainsAny(comment, "\r\n") {
 		return nil, fmt.Errorf("coco: the comment %q is not one line", comment)
 	}
-	var header string
-	if h != nil {
-		for _, field := range []struct{ name, v string }{{"version", h.Version}, {"settings", h.Settings}} {
-			if strings.ContainsAny(field.v, "\r\n'") {
-				return nil, fmt.Errorf("coco: the %s %q is not one line without a quote", field.name, field.v)
-			}
+	for _, field := range []struct{ name, v string }{{"version", h.Version}, {"settings", h.Settings}} {
+		if strings.ContainsAny(field.v, "\r\n'") {
+			return nil, fmt.Errorf("coco: the %s %q is not one line without a quote", field.name, field.v)
 		}
-		header = fmt.Sprintf("coco_version = '%s', logger = 'bbob', data_format = 'bbob-new2', settings = '%s'", h.Version, h.Settings)
-	} else {
-		header = "coco_version = '', logger = 'bbob', data_format = 'bbob-new2'"
 	}
+	header := fmt.Sprintf("coco_version = '%s', logger = 'bbob', data_format = 'bbob-new2', settings = '%s'", h.Version, h.Settings)
 	sorted := slices.Clone(runs)
 	slices.SortStableFunc(sorted, func(a, b *Run) int {
 		return cmp.Or(cmp.Compare(a.Function, b.Function), cmp.Compare(a.Dim, b.Dim), cmp.Compare(a.Instance, b.Instance))

@@ -159,7 +159,7 @@ func TestFilesFormat(t *testing.T) {
 			}
 		}
 	}
-	files, err := Files("ipop-hees", "hees bench test", runs)
+	files, err := FilesWithHeader("ipop-hees", "hees bench test", Header{}, runs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +190,7 @@ func TestFilesFormat(t *testing.T) {
 			d := []int{2, 3}[k]
 			want := map[string]string{
 				"suite": "bbob", "funcId": strconv.Itoa(f), "DIM": strconv.Itoa(d), "Precision": "1.000e-08",
-				"algId": "ipop-hees", "coco_version": "", "logger": "bbob", "data_format": "bbob-new2",
+				"algId": "ipop-hees", "coco_version": "", "logger": "bbob", "data_format": "bbob-new2", "settings": "",
 			}
 			if fmt.Sprint(e.header) != fmt.Sprint(want) {
 				t.Errorf("f%d d=%d header %v, want %v", f, d, e.header, want)
@@ -281,11 +281,11 @@ func TestFilesErrors(t *testing.T) {
 		"bad problem":    {"a", "c", []*Run{{Problem: Problem{Function: 0, Instance: 1, Dim: 2}, Evals: 1}}},
 	}
 	for name, c := range cases {
-		if _, err := Files(c.alg, c.comment, c.runs); err == nil || !strings.HasPrefix(err.Error(), "coco: ") {
+		if _, err := FilesWithHeader(c.alg, c.comment, Header{}, c.runs); err == nil || !strings.HasPrefix(err.Error(), "coco: ") {
 			t.Errorf("%s: error %v, want one starting with coco:", name, err)
 		}
 	}
-	if files, err := Files("a.b+c_1-2", "", []*Run{good}); err != nil || len(files) != 4 || path.Base(files[3].Path) != "bbobexp_f2.info" {
+	if files, err := FilesWithHeader("a.b+c_1-2", "", Header{}, []*Run{good}); err != nil || len(files) != 4 || path.Base(files[3].Path) != "bbobexp_f2.info" {
 		t.Errorf("a valid call: %d files, error %v", len(files), err)
 	}
 }
