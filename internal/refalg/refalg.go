@@ -76,17 +76,6 @@ func Load(name string) (*Algorithm, error) {
 // Name is the algorithm's name, as cocopp's algId.
 func (a *Algorithm) Name() string { return a.name }
 
-// Cells lists the functions and dimensions the algorithm has data for, by
-// dimension, then function.
-func (a *Algorithm) Cells() []Cell {
-	cells := make([]Cell, 0, len(a.cells))
-	for c := range a.cells {
-		cells = append(cells, c)
-	}
-	slices.SortFunc(cells, byDimThenFunction)
-	return cells
-}
-
 // byDimThenFunction orders cells by dimension, then function.
 func byDimThenFunction(x, y Cell) int {
 	if x.Dim != y.Dim {
