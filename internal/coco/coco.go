@@ -18,8 +18,8 @@
 //
 // # Files
 //
-// FilesWithHeader lays out one algorithm's runs as COCO does, under the algorithm's
-// folder:
+// FilesWithHeader lays out one algorithm's runs as COCO does, under the
+// algorithm's folder:
 //
 //	bbobexp_f<F>.info                    one per function
 //	data_f<F>/bbobexp_f<F>_DIM<D>.dat    target-triggered lines
@@ -57,8 +57,9 @@
 // (one line even when several targets are passed at once). A .tdat line is
 // written at evaluation counts ⌊10^(i/20)⌋ (i = 0, 1, ...) and d·{1, 2, 5}·10^i,
 // and after the last evaluation unless it had a line, with the best point
-// and value; the .dat file gets such a last line too (COCO 2.8). An .rdat line is written at the first evaluation after a
-// restart of the algorithm (Observer.Restart).
+// and value; the .dat file gets such a last line too (COCO 2.8). An .rdat
+// line is written at the first evaluation after a restart of the algorithm
+// (Observer.Restart).
 //
 // # Summaries
 //
