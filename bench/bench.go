@@ -502,9 +502,19 @@ func (g *Grid) save(j Job, r *record) error {
 	if err != nil {
 		return err
 	}
-	path := j.recordPath(g.Out)
+	// Run removed the record's stale temporary files before it started.
+	return writeFile(j.recordPath(g.Out), data, false)
+}
+
+// writeFile writes data to path atomically, creating its directory. With
+// removeStale (under the lock of Out) it first removes the temporary files
+// that a killed bench left of path.
+func writeFile(path string, data []byte, removeStale bool) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
+	}
+	if removeStale {
+		atomicfile.RemoveStaleTemps(path) // best effort: a leftover is only clutter
 	}
 	return atomicfile.WriteFile(path, data, 0o644)
 }
@@ -525,14 +535,7 @@ func (g *Grid) writeOutputs(stdout io.Writer, jobs []Job, records []*record, loc
 		runs[j.Label] = append(runs[j.Label], &records[i].run)
 	}
 	write := func(rel string, data []byte) error {
-		path := filepath.Join(g.Out, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return err
-		}
-		if locked {
-			atomicfile.RemoveStaleTemps(path) // best effort, as for the records
-		}
-		return atomicfile.WriteFile(path, data, 0o644)
+		return writeFile(filepath.Join(g.Out, filepath.FromSlash(rel)), data, locked)
 	}
 
 	v := version.String()
