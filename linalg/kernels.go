@@ -1,12 +1,13 @@
 package linalg
 
 // The kernels below are the inner loops of the products, Gram-Schmidt,
-// SymEig and the LU and Gauss-Jordan eliminations in portable Go. On amd64 with AVX2 (and without the
-// purego build tag) the same loops run as assembly, in kernels_amd64.s,
-// with the same operations in the same order: one 4-lane vector register
-// holds the four partial sums s0..s3 of a dot product, products are rounded
-// before they are added (VMULPD then VADDPD, never a fused multiply-add),
-// and the partial sums are combined as (s0+s1)+(s2+s3). Both paths
+// SymEig and the LU and Gauss-Jordan eliminations in portable Go. On amd64
+// with AVX2 (and without the purego build tag) the same loops run as
+// assembly, in kernels_amd64.s, with the same operations in the same
+// order: one 4-lane vector register holds the four partial sums s0..s3 of
+// a dot product, products are rounded before they are added (VMULPD then
+// VADDPD, never a fused multiply-add), and the partial sums are combined
+// as (s0+s1)+(s2+s3). Both paths
 // therefore give the same bits: TestKernelsMatch and FuzzKernels compare
 // the kernels (lengths 0-70 at four element offsets, special values),
 // TestRoutinesMatchGo and TestFactorizationsMatchGo the public routines,
