@@ -43,18 +43,16 @@ import (
 // ".NAME.X.tmp" next to path, where X is letters and digits; it never takes
 // the place of path, and RemoveStaleTemps removes it.
 func WriteFile(path string, data []byte, perm os.FileMode) error {
-	dir, name := filepath.Split(path)
-	if name == "" {
-		return fmt.Errorf("atomicfile: %q names a directory, not a file", path)
+	dir, name, err := splitPath(path)
+	if err != nil {
+		return err
 	}
-	if dir == "" {
-		dir = "."
-	}
-	if err := checkReplaceable(path); err != nil {
+	info, err := checkReplaceable(path)
+	if err != nil {
 		return err
 	}
 	keep := os.FileMode(0) // the mode to keep; 0 for a new file
-	if info, err := os.Lstat(path); err == nil && info.Mode().IsRegular() {
+	if info != nil && info.Mode().IsRegular() {
 		keep = info.Mode().Perm()
 		if keep&0o200 == 0 {
 			return fmt.Errorf("atomicfile: not replacing %s: it is read-only (mode %v): %w", path, keep, fs.ErrPermission)
@@ -74,26 +72,40 @@ func WriteFile(path string, data []byte, perm os.FileMode) error {
 	return nil
 }
 
+// splitPath splits path into its directory ("." for none) and the name of
+// the file, which must not be empty.
+func splitPath(path string) (dir, name string, err error) {
+	dir, name = filepath.Split(path)
+	if name == "" {
+		return "", "", fmt.Errorf("atomicfile: %q names a directory, not a file", path)
+	}
+	if dir == "" {
+		dir = "."
+	}
+	return dir, name, nil
+}
+
 // checkReplaceable reports a path that WriteFile must not replace: an
 // existing file other than a regular file or a symbolic link, or a symbolic
 // link to such a file. Renaming over a device would replace it for every
-// program on the system.
-func checkReplaceable(path string) error {
+// program on the system. It returns what os.Lstat found at path, nil when
+// nothing is there.
+func checkReplaceable(path string) (fs.FileInfo, error) {
 	info, err := os.Lstat(path)
 	if err != nil {
-		return nil // nothing there (or the write will say what is wrong)
+		return nil, nil // nothing there (or the write will say what is wrong)
 	}
-	what := "it is"
+	target, what := info, "it is"
 	if info.Mode()&fs.ModeSymlink != 0 {
-		if info, err = os.Stat(path); err != nil {
-			return nil // a dangling link is replaced
+		if target, err = os.Stat(path); err != nil {
+			return info, nil // a dangling link is replaced
 		}
 		what = "it is a symbolic link to"
 	}
-	if info.Mode().IsRegular() || info.IsDir() {
-		return nil // a directory: the rename fails with its own error
+	if target.Mode().IsRegular() || target.IsDir() {
+		return info, nil // a directory: the rename fails with its own error
 	}
-	return fmt.Errorf("atomicfile: not replacing %s: %w (%s %s)", path, boundedfile.ErrNotRegular, what, boundedfile.Kind(info.Mode()))
+	return nil, fmt.Errorf("atomicfile: not replacing %s: %w (%s %s)", path, boundedfile.ErrNotRegular, what, boundedfile.Kind(target.Mode()))
 }
 
 // tempName returns the name of a temporary file for the file called name:
@@ -131,12 +143,9 @@ func isTempOf(entry, name string) bool {
 // temporary file being written. Files it cannot remove are left; the error
 // reports the first failure.
 func RemoveStaleTemps(path string) error {
-	dir, name := filepath.Split(path)
-	if name == "" {
-		return fmt.Errorf("atomicfile: %q names a directory, not a file", path)
-	}
-	if dir == "" {
-		dir = "."
+	dir, name, err := splitPath(path)
+	if err != nil {
+		return err
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
