@@ -213,6 +213,7 @@ func formatPoint(x []float64) string {
 	return string(appendPoint(nil, x))
 }
 
+// appendPoint appends formatPoint(x) to dst.
 func appendPoint(dst []byte, x []float64) []byte {
 	for i, v := range x {
 		if i > 0 {

@@ -94,6 +94,7 @@ func nonFinite(w *Dense) (float64, bool) {
 	return 0, false
 }
 
+// checkSquare panics, naming op, if a is not square.
 func checkSquare(op string, a *Dense) {
 	if a.rows != a.cols {
 		panic(fmt.Sprintf("linalg: %s: matrix %s is not square", op, shape(a)))
