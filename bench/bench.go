@@ -537,6 +537,14 @@ func (g *Grid) writeOutputs(stdout io.Writer, jobs []Job, records []*record, loc
 	write := func(rel string, data []byte) error {
 		return writeFile(filepath.Join(g.Out, filepath.FromSlash(rel)), data, locked)
 	}
+	// writeReported writes a file at the top of Out and says so.
+	writeReported := func(name string, data []byte) error {
+		if err := write(name, data); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "wrote %s\n", filepath.Join(g.Out, name))
+		return nil
+	}
 
 	v := version.String()
 	var summaries []coco.Summary
@@ -560,10 +568,9 @@ func (g *Grid) writeOutputs(stdout io.Writer, jobs []Job, records []*record, loc
 	if err := coco.WriteSummaryCSV(&csv, summaries); err != nil {
 		return err
 	}
-	if err := write("summary.csv", csv.Bytes()); err != nil {
+	if err := writeReported("summary.csv", csv.Bytes()); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "wrote %s\n", filepath.Join(g.Out, "summary.csv"))
 
 	refs := make([]*refalg.Algorithm, len(references))
 	for i, ref := range references {
@@ -587,11 +594,9 @@ func (g *Grid) writeOutputs(stdout io.Writer, jobs []Job, records []*record, loc
 		if err != nil {
 			return err
 		}
-		name := fmt.Sprintf("ecdf_d%d.svg", d)
-		if err := write(name, svg); err != nil {
+		if err := writeReported(fmt.Sprintf("ecdf_d%d.svg", d), svg); err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "wrote %s\n", filepath.Join(g.Out, name))
 		var tables [][]byte
 		for _, r := range g.schemes() {
 			heesLabel, cmaLabel := r.Name("hees"), r.Name("cmaes")
@@ -600,22 +605,18 @@ func (g *Grid) writeOutputs(stdout io.Writer, jobs []Job, records []*record, loc
 			}
 		}
 		if tables != nil {
-			name := fmt.Sprintf("ert_ratio_d%d.md", d)
-			if err := write(name, bytes.Join(tables, []byte("\n"))); err != nil {
+			if err := writeReported(fmt.Sprintf("ert_ratio_d%d.md", d), bytes.Join(tables, []byte("\n"))); err != nil {
 				return err
 			}
-			fmt.Fprintf(stdout, "wrote %s\n", filepath.Join(g.Out, name))
 		}
 		for i, ref := range references {
 			comps, err := compareWithReference(refs[i], d, labels, byLabel)
 			if err != nil {
 				return err
 			}
-			name := fmt.Sprintf("%s_ratio_d%d.md", ref.file, d)
-			if err := write(name, g.refTable(ref, d, v, comps)); err != nil {
+			if err := writeReported(fmt.Sprintf("%s_ratio_d%d.md", ref.file, d), g.refTable(ref, d, v, comps)); err != nil {
 				return err
 			}
-			fmt.Fprintf(stdout, "wrote %s\n", filepath.Join(g.Out, name))
 			printRefMeans(&refMeans, ref, d, comps)
 		}
 	}
