@@ -124,25 +124,39 @@ func (w *IPOP) runConfig(r int) (Config, bool) {
 	if r == 0 {
 		return w.cfg, true
 	}
-	c := w.cfg
-	c.X0 = nil // a new uniform start in the box (Bounds, Box) from the run's seed
-	c.Seed = restartSeed(w.cfg.Seed, r)
+	c := w.restartConfig(r)
 	if w.population0 > 0 {
 		if r >= 31 || w.population0 > maxPopulation>>r {
 			return c, false
 		}
 		// IPOP: the population doubles at each restart (docs/ALGORITHMS.md
 		// Section 4.1 for hees, Section 8 for the CMA-ES).
-		if pairsStrategy(w.name) {
-			c.Pairs = w.population0 << r
-		} else {
-			c.Lambda = w.population0 << r
-		}
+		c = w.withPopulation(c, w.population0<<r)
 		if checkMemory(w.name, c) != nil {
 			return c, false
 		}
 	}
 	return c, true
+}
+
+// restartConfig returns the first run's Config with the seed of restart
+// r and no X0: a new uniform start in the box (Bounds, Box) from that seed.
+func (w *IPOP) restartConfig(r int) Config {
+	c := w.cfg
+	c.X0 = nil
+	c.Seed = restartSeed(w.cfg.Seed, r)
+	return c
+}
+
+// withPopulation returns c with the population pop of the inner strategy:
+// Pairs for the full HE-ES, Lambda for the CMA-ES.
+func (w *IPOP) withPopulation(c Config, pop int) Config {
+	if pairsStrategy(w.name) {
+		c.Pairs = pop
+	} else {
+		c.Lambda = pop
+	}
+	return c
 }
 
 // Name is "ipop-" followed by the inner strategy's name
@@ -211,14 +225,20 @@ func (w *IPOP) Tell(f []float64) error {
 		// fail; stay stopped and say why.
 		return fmt.Errorf("es: IPOP restart %d: %w", w.restarts+1, err)
 	}
+	w.restarts++
+	w.startRun(next)
+	return nil
+}
+
+// startRun folds the current run into the best point and the counts of
+// the finished runs, and makes next the current run.
+func (w *IPOP) startRun(next Strategy) {
 	if x, f := w.inner.Best(); f < w.pastBestF {
 		w.pastBestX, w.pastBestF = x, f
 	}
 	w.pastEvals += w.inner.Evals()
 	w.pastGens += w.inner.Generation()
-	w.restarts++
 	w.inner = next
-	return nil
 }
 
 // Mean copies the current run's mean into dst (dst[:0] for a zero IPOP).
