@@ -283,8 +283,7 @@ func writeTuning(w *stateWriter, cfg *Config) {
 		b = &Bounds{}
 	}
 	for _, v := range [][]float64{b.Lower, b.Upper, cfg.Stds} {
-		w.bool(v != nil)
-		w.floats(v)
+		w.optFloats(v)
 	}
 }
 
@@ -301,11 +300,7 @@ func readTuning(r *stateReader, cfg *Config) {
 	}
 	var v [3][]float64
 	for i := range v {
-		has := r.bool()
-		v[i] = r.floats(nil)
-		if !has {
-			v[i] = nil
-		}
+		v[i], _ = r.optFloats()
 	}
 	if v[0] != nil || v[1] != nil {
 		cfg.Bounds = &Bounds{Lower: v[0], Upper: v[1]}

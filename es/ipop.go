@@ -327,8 +327,7 @@ func (w *IPOP) MarshalBinary() ([]byte, error) {
 	b.int(w.restarts)
 	b.int(w.pastEvals)
 	b.int(w.pastGens)
-	b.bool(w.pastBestX != nil)
-	b.floats(w.pastBestX)
+	b.optFloats(w.pastBestX)
 	b.float(w.pastBestF)
 	b.string(string(inner))
 	return b.finish(), nil
@@ -340,8 +339,7 @@ func writeConfig(b *stateWriter, cfg *Config) {
 	b.int(cfg.Dim)
 	b.uint(cfg.Seed)
 	b.float(cfg.Sigma0)
-	b.bool(cfg.X0 != nil)
-	b.floats(cfg.X0)
+	b.optFloats(cfg.X0)
 	b.float(cfg.Box)
 	b.int(cfg.Pairs)
 	b.int(cfg.Lambda)
@@ -358,11 +356,7 @@ func readUserConfig(r *stateReader) Config {
 	cfg.Dim = r.int()
 	cfg.Seed = r.uint()
 	cfg.Sigma0 = r.float()
-	hasX0 := r.bool()
-	cfg.X0 = r.floats(nil)
-	if !hasX0 {
-		cfg.X0 = nil
-	}
+	cfg.X0, _ = r.optFloats()
 	cfg.Box = r.float()
 	cfg.Pairs = r.int()
 	cfg.Lambda = r.int()
@@ -388,15 +382,12 @@ func (w *IPOP) UnmarshalBinary(data []byte) error {
 	v.restarts = r.int()
 	v.pastEvals = r.int()
 	v.pastGens = r.int()
-	hasBest := r.bool()
-	v.pastBestX = r.floats(nil)
+	var hasBest bool
+	v.pastBestX, hasBest = r.optFloats()
 	v.pastBestF = r.float()
 	inner := []byte(r.string())
 	if err := r.done(); err != nil {
 		return err
-	}
-	if !hasBest {
-		v.pastBestX = nil
 	}
 	switch {
 	case !hasBest && v.pastBestF != math.Inf(1):
