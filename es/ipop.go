@@ -69,13 +69,12 @@ func NewIPOP(name string, cfg Config, ipop IPOPConfig) (*IPOP, error) {
 	if ipop.MaxRestarts < 0 {
 		return nil, fmt.Errorf("es: NewIPOP: MaxRestarts = %d is negative", ipop.MaxRestarts)
 	}
-	w := &IPOP{name: name, cfg: cfg, maxRestarts: ipop.MaxRestarts, pastBestF: math.Inf(1)}
-	w.setPopulation()
-	inner, err := New(name, cfg)
+	inner, rc, err := newResolved(name, cfg)
 	if err != nil {
 		return nil, err
 	}
-	w.inner = inner
+	w := &IPOP{name: name, cfg: cfg, maxRestarts: ipop.MaxRestarts, pastBestF: math.Inf(1),
+		population0: population(name, rc), inner: inner}
 	// w.cfg outlives the call (restarts, MarshalBinary): keep copies of X0,
 	// A0, Bounds and Stds, as New does.
 	w.cfg.Bounds, w.cfg.Stds = cfg.Bounds.clone(), slices.Clone(cfg.Stds)
@@ -89,26 +88,17 @@ func NewIPOP(name string, cfg Config, ipop IPOPConfig) (*IPOP, error) {
 	return w, nil
 }
 
-// setPopulation records the population parameter of the first run for a
-// strategy whose population IPOP doubles: lambda~ = Pairs of the full
-// HE-ES, lambda = Lambda of the CMA-ES (their defaults when 0).
-func (w *IPOP) setPopulation() {
-	w.population0 = 0
-	if w.cfg.Dim < 1 {
-		return // New reports the bad Dim
-	}
+// population is the population parameter of strategy name in the resolved
+// rc that IPOP doubles: Pairs of the full HE-ES, Lambda of the CMA-ES; 0
+// for the fixed populations.
+func population(name string, rc Config) int {
 	switch {
-	case pairsStrategy(w.name):
-		w.population0 = w.cfg.Pairs
-		if w.population0 == 0 {
-			w.population0 = pairsOf(w.name, w.cfg.Dim)
-		}
-	case w.name == nameCMAES:
-		w.population0 = w.cfg.Lambda
-		if w.population0 == 0 {
-			w.population0 = defaultLambda(w.cfg.Dim)
-		}
+	case pairsStrategy(name):
+		return rc.Pairs
+	case name == nameCMAES:
+		return rc.Lambda
 	}
+	return 0
 }
 
 // restartSeed is the seed of restart r >= 1.
@@ -407,10 +397,11 @@ func (w *IPOP) UnmarshalBinary(data []byte) error {
 		return fmt.Errorf("es: saved ipop state corrupt: Pairs = %d, Lambda = %d exceeds %d",
 			v.cfg.Pairs, v.cfg.Lambda, maxPopulation)
 	}
-	if _, err := resolve(v.name, v.cfg); err != nil {
+	rc, err := resolve(v.name, v.cfg)
+	if err != nil {
 		return fmt.Errorf("es: saved ipop state corrupt: %w", err)
 	}
-	v.setPopulation()
+	v.population0 = population(v.name, rc)
 	if _, ok := v.runConfig(v.restarts); !ok {
 		return fmt.Errorf("es: saved ipop state corrupt: restart %d is beyond the bound on the population", v.restarts)
 	}
