@@ -232,6 +232,17 @@ func (c *core) marshalCore(w *stateWriter) {
 	w.int(c.checks.count)
 }
 
+// openStrategyState opens the state of strategy name (openState) and reads
+// its configuration (readConfig).
+func openStrategyState(data []byte, name string) (*stateReader, Config, error) {
+	r, err := openState(data, name)
+	if err != nil {
+		return nil, Config{}, err
+	}
+	cfg, err := readConfig(r, name)
+	return r, cfg, err
+}
+
 // readConfig reads the configuration written by marshalCore and validates
 // it as a configuration of strategy name (a corrupted field is an error).
 func readConfig(r *stateReader, name string) (Config, error) {
