@@ -135,18 +135,14 @@ func (w *BIPOP) Tell(f []float64) error {
 	if err != nil {
 		return fmt.Errorf("es: BIPOP restart %d: %w", w.Restarts()+1, err)
 	}
-	if x, f := w.inner.Best(); f < w.pastBestF {
-		w.pastBestX, w.pastBestF = x, f
-	}
 	w.smallEvals, w.largeEvals = smallEvals, largeEvals
-	w.pastEvals += evals
-	w.pastGens += w.inner.Generation()
 	if small {
 		w.small++
 	} else {
 		w.restarts++
 	}
-	w.inner, w.inSmall, w.runBudget = next, small, budget
+	w.startRun(next)
+	w.inSmall, w.runBudget = small, budget
 	return nil
 }
 
@@ -169,20 +165,13 @@ func (w *BIPOP) nextRun(smallEvals, largeEvals int) (cfg Config, small bool, bud
 	}
 	st := rng.NewStream(rng.KeyFromSeed(w.cfg.Seed), purposeBIPOP, uint64(r), 0)
 	uSigma, uLambda := st.Float64(), st.Float64()
-	cfg = w.cfg
-	cfg.X0 = nil
-	cfg.Seed = restartSeed(w.cfg.Seed, r)
+	cfg = w.restartConfig(r)
 	// Sigma0 10^(-2 U_sigma) (pycma: sigma0 0.01^U).
 	cfg.Sigma0 = w.sigma0 * xmath.Exp(float64(-2*uSigma)*math.Ln10)
 	// floor(p_def (p_l/p_def)^(U_lambda^2)) with p_l/p_def = 2^k after k
 	// large runs.
 	pop := int(float64(w.population0) * xmath.Exp(float64(uLambda*uLambda)*float64(w.restarts)*math.Ln2))
-	pop = max(pop, w.population0)
-	if pairsStrategy(w.name) {
-		cfg.Pairs = pop
-	} else {
-		cfg.Lambda = pop
-	}
+	cfg = w.withPopulation(cfg, max(pop, w.population0))
 	return cfg, true, 0.5 * float64(largeEvals), true
 }
 

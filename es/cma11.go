@@ -202,11 +202,7 @@ func (c *cma11) MarshalBinary() ([]byte, error) {
 // UnmarshalBinary restores a state saved by MarshalBinary of a cma11
 // strategy, replacing the receiver's state entirely.
 func (c *cma11) UnmarshalBinary(data []byte) error {
-	r, err := openState(data, nameCMA11)
-	if err != nil {
-		return err
-	}
-	cfg, err := readConfig(r, nameCMA11)
+	r, cfg, err := openStrategyState(data, nameCMA11)
 	if err != nil {
 		return err
 	}

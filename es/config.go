@@ -169,14 +169,8 @@ func resolve(name string, cfg Config) (Config, error) {
 		if len(cfg.X0) != d {
 			return cfg, fmt.Errorf("es: Config.X0 has length %d, want Dim = %d", len(cfg.X0), d)
 		}
-		for i, v := range cfg.X0 {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return cfg, fmt.Errorf("es: Config.X0[%d] = %v: must be finite", i, v)
-			}
-		}
-		if i := cfg.Bounds.outside(cfg.X0); i >= 0 {
-			c := cfg.Bounds.coord(i)
-			return cfg, fmt.Errorf("es: Config.X0[%d] = %v lies outside the bounds [%v, %v]", i, cfg.X0[i], c.l, c.u)
+		if err := checkCoords(cfg.X0, cfg.Bounds, "es: Config.X0"); err != nil {
+			return cfg, err
 		}
 	}
 	if cfg.A0 != nil {
@@ -339,7 +333,7 @@ func checkA0(a0 *linalg.Dense, d int) error {
 	}
 	for i := 0; i < d; i++ {
 		for j, v := range a0.RawRow(i) {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
+			if !finite(v) {
 				return fmt.Errorf("es: Config.A0[%d][%d] = %v: must be finite", i, j, v)
 			}
 		}

@@ -232,6 +232,17 @@ func (c *core) marshalCore(w *stateWriter) {
 	w.int(c.checks.count)
 }
 
+// openStrategyState opens the state of strategy name (openState) and reads
+// its configuration (readConfig).
+func openStrategyState(data []byte, name string) (*stateReader, Config, error) {
+	r, err := openState(data, name)
+	if err != nil {
+		return nil, Config{}, err
+	}
+	cfg, err := readConfig(r, name)
+	return r, cfg, err
+}
+
 // readConfig reads the configuration written by marshalCore and validates
 // it as a configuration of strategy name (a corrupted field is an error).
 func readConfig(r *stateReader, name string) (Config, error) {
@@ -283,8 +294,7 @@ func writeTuning(w *stateWriter, cfg *Config) {
 		b = &Bounds{}
 	}
 	for _, v := range [][]float64{b.Lower, b.Upper, cfg.Stds} {
-		w.bool(v != nil)
-		w.floats(v)
+		w.optFloats(v)
 	}
 }
 
@@ -301,11 +311,7 @@ func readTuning(r *stateReader, cfg *Config) {
 	}
 	var v [3][]float64
 	for i := range v {
-		has := r.bool()
-		v[i] = r.floats(nil)
-		if !has {
-			v[i] = nil
-		}
+		v[i], _ = r.optFloats()
 	}
 	if v[0] != nil || v[1] != nil {
 		cfg.Bounds = &Bounds{Lower: v[0], Upper: v[1]}

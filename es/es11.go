@@ -94,11 +94,7 @@ func (e *es11) MarshalBinary() ([]byte, error) {
 // UnmarshalBinary restores a state saved by MarshalBinary of an es11
 // strategy, replacing the receiver's state entirely.
 func (e *es11) UnmarshalBinary(data []byte) error {
-	r, err := openState(data, nameES11)
-	if err != nil {
-		return err
-	}
-	cfg, err := readConfig(r, nameES11)
+	r, cfg, err := openStrategyState(data, nameES11)
 	if err != nil {
 		return err
 	}

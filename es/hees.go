@@ -272,11 +272,7 @@ func (h *hees) writeState(w *stateWriter) {
 // UnmarshalBinary restores a state saved by MarshalBinary of a hees
 // strategy, replacing the receiver's state entirely.
 func (h *hees) UnmarshalBinary(data []byte) error {
-	r, err := openState(data, nameHEES)
-	if err != nil {
-		return err
-	}
-	cfg, err := readConfig(r, nameHEES)
+	r, cfg, err := openStrategyState(data, nameHEES)
 	if err != nil {
 		return err
 	}

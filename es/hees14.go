@@ -108,11 +108,7 @@ func (h *hees14) MarshalBinary() ([]byte, error) {
 // UnmarshalBinary restores a state saved by MarshalBinary of a hees14
 // strategy, replacing the receiver's state entirely.
 func (h *hees14) UnmarshalBinary(data []byte) error {
-	r, err := openState(data, nameHEES14)
-	if err != nil {
-		return err
-	}
-	cfg, err := readConfig(r, nameHEES14)
+	r, cfg, err := openStrategyState(data, nameHEES14)
 	if err != nil {
 		return err
 	}

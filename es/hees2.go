@@ -252,11 +252,7 @@ func (h *hees2) MarshalBinary() ([]byte, error) {
 // UnmarshalBinary restores a state saved by MarshalBinary of a hees2
 // strategy, replacing the receiver's state entirely.
 func (h *hees2) UnmarshalBinary(data []byte) error {
-	r, err := openState(data, nameHEES2)
-	if err != nil {
-		return err
-	}
-	cfg, err := readConfig(r, nameHEES2)
+	r, cfg, err := openStrategyState(data, nameHEES2)
 	if err != nil {
 		return err
 	}

@@ -3,7 +3,6 @@ package es
 import (
 	"errors"
 	"fmt"
-	"math"
 )
 
 // Known points (docs/ALGORITHMS.md Section 16): a run can be given points
@@ -34,14 +33,20 @@ func (c *core) checkPoint(x []float64) error {
 	if len(x) != c.cfg.Dim {
 		return fmt.Errorf("length %d, want Dim = %d", len(x), c.cfg.Dim)
 	}
+	return checkCoords(x, c.cfg.Bounds, "x")
+}
+
+// checkCoords reports the first coordinate of x that is not finite, then
+// the first that lies outside b, naming it name[i] in the error.
+func checkCoords(x []float64, b *Bounds, name string) error {
 	for i, v := range x {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("x[%d] = %v: must be finite", i, v)
+		if !finite(v) {
+			return fmt.Errorf("%s[%d] = %v: must be finite", name, i, v)
 		}
 	}
-	if i := c.cfg.Bounds.outside(x); i >= 0 {
-		b := c.cfg.Bounds.coord(i)
-		return fmt.Errorf("x[%d] = %v lies outside the bounds [%v, %v]", i, x[i], b.l, b.u)
+	if i := b.outside(x); i >= 0 {
+		c := b.coord(i)
+		return fmt.Errorf("%s[%d] = %v lies outside the bounds [%v, %v]", name, i, x[i], c.l, c.u)
 	}
 	return nil
 }

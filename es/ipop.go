@@ -69,13 +69,12 @@ func NewIPOP(name string, cfg Config, ipop IPOPConfig) (*IPOP, error) {
 	if ipop.MaxRestarts < 0 {
 		return nil, fmt.Errorf("es: NewIPOP: MaxRestarts = %d is negative", ipop.MaxRestarts)
 	}
-	w := &IPOP{name: name, cfg: cfg, maxRestarts: ipop.MaxRestarts, pastBestF: math.Inf(1)}
-	w.setPopulation()
-	inner, err := New(name, cfg)
+	inner, rc, err := newResolved(name, cfg)
 	if err != nil {
 		return nil, err
 	}
-	w.inner = inner
+	w := &IPOP{name: name, cfg: cfg, maxRestarts: ipop.MaxRestarts, pastBestF: math.Inf(1),
+		population0: population(name, rc), inner: inner}
 	// w.cfg outlives the call (restarts, MarshalBinary): keep copies of X0,
 	// A0, Bounds and Stds, as New does.
 	w.cfg.Bounds, w.cfg.Stds = cfg.Bounds.clone(), slices.Clone(cfg.Stds)
@@ -89,26 +88,17 @@ func NewIPOP(name string, cfg Config, ipop IPOPConfig) (*IPOP, error) {
 	return w, nil
 }
 
-// setPopulation records the population parameter of the first run for a
-// strategy whose population IPOP doubles: lambda~ = Pairs of the full
-// HE-ES, lambda = Lambda of the CMA-ES (their defaults when 0).
-func (w *IPOP) setPopulation() {
-	w.population0 = 0
-	if w.cfg.Dim < 1 {
-		return // New reports the bad Dim
-	}
+// population is the population parameter of strategy name in the resolved
+// rc that IPOP doubles: Pairs of the full HE-ES, Lambda of the CMA-ES; 0
+// for the fixed populations.
+func population(name string, rc Config) int {
 	switch {
-	case pairsStrategy(w.name):
-		w.population0 = w.cfg.Pairs
-		if w.population0 == 0 {
-			w.population0 = pairsOf(w.name, w.cfg.Dim)
-		}
-	case w.name == nameCMAES:
-		w.population0 = w.cfg.Lambda
-		if w.population0 == 0 {
-			w.population0 = defaultLambda(w.cfg.Dim)
-		}
+	case pairsStrategy(name):
+		return rc.Pairs
+	case name == nameCMAES:
+		return rc.Lambda
 	}
+	return 0
 }
 
 // restartSeed is the seed of restart r >= 1.
@@ -124,25 +114,39 @@ func (w *IPOP) runConfig(r int) (Config, bool) {
 	if r == 0 {
 		return w.cfg, true
 	}
-	c := w.cfg
-	c.X0 = nil // a new uniform start in the box (Bounds, Box) from the run's seed
-	c.Seed = restartSeed(w.cfg.Seed, r)
+	c := w.restartConfig(r)
 	if w.population0 > 0 {
 		if r >= 31 || w.population0 > maxPopulation>>r {
 			return c, false
 		}
 		// IPOP: the population doubles at each restart (docs/ALGORITHMS.md
 		// Section 4.1 for hees, Section 8 for the CMA-ES).
-		if pairsStrategy(w.name) {
-			c.Pairs = w.population0 << r
-		} else {
-			c.Lambda = w.population0 << r
-		}
+		c = w.withPopulation(c, w.population0<<r)
 		if checkMemory(w.name, c) != nil {
 			return c, false
 		}
 	}
 	return c, true
+}
+
+// restartConfig returns the first run's Config with the seed of restart
+// r and no X0: a new uniform start in the box (Bounds, Box) from that seed.
+func (w *IPOP) restartConfig(r int) Config {
+	c := w.cfg
+	c.X0 = nil
+	c.Seed = restartSeed(w.cfg.Seed, r)
+	return c
+}
+
+// withPopulation returns c with the population pop of the inner strategy:
+// Pairs for the full HE-ES, Lambda for the CMA-ES.
+func (w *IPOP) withPopulation(c Config, pop int) Config {
+	if pairsStrategy(w.name) {
+		c.Pairs = pop
+	} else {
+		c.Lambda = pop
+	}
+	return c
 }
 
 // Name is "ipop-" followed by the inner strategy's name
@@ -211,14 +215,20 @@ func (w *IPOP) Tell(f []float64) error {
 		// fail; stay stopped and say why.
 		return fmt.Errorf("es: IPOP restart %d: %w", w.restarts+1, err)
 	}
+	w.restarts++
+	w.startRun(next)
+	return nil
+}
+
+// startRun folds the current run into the best point and the counts of
+// the finished runs, and makes next the current run.
+func (w *IPOP) startRun(next Strategy) {
 	if x, f := w.inner.Best(); f < w.pastBestF {
 		w.pastBestX, w.pastBestF = x, f
 	}
 	w.pastEvals += w.inner.Evals()
 	w.pastGens += w.inner.Generation()
-	w.restarts++
 	w.inner = next
-	return nil
 }
 
 // Mean copies the current run's mean into dst (dst[:0] for a zero IPOP).
@@ -307,8 +317,7 @@ func (w *IPOP) MarshalBinary() ([]byte, error) {
 	b.int(w.restarts)
 	b.int(w.pastEvals)
 	b.int(w.pastGens)
-	b.bool(w.pastBestX != nil)
-	b.floats(w.pastBestX)
+	b.optFloats(w.pastBestX)
 	b.float(w.pastBestF)
 	b.string(string(inner))
 	return b.finish(), nil
@@ -320,8 +329,7 @@ func writeConfig(b *stateWriter, cfg *Config) {
 	b.int(cfg.Dim)
 	b.uint(cfg.Seed)
 	b.float(cfg.Sigma0)
-	b.bool(cfg.X0 != nil)
-	b.floats(cfg.X0)
+	b.optFloats(cfg.X0)
 	b.float(cfg.Box)
 	b.int(cfg.Pairs)
 	b.int(cfg.Lambda)
@@ -338,11 +346,7 @@ func readUserConfig(r *stateReader) Config {
 	cfg.Dim = r.int()
 	cfg.Seed = r.uint()
 	cfg.Sigma0 = r.float()
-	hasX0 := r.bool()
-	cfg.X0 = r.floats(nil)
-	if !hasX0 {
-		cfg.X0 = nil
-	}
+	cfg.X0, _ = r.optFloats()
 	cfg.Box = r.float()
 	cfg.Pairs = r.int()
 	cfg.Lambda = r.int()
@@ -368,15 +372,12 @@ func (w *IPOP) UnmarshalBinary(data []byte) error {
 	v.restarts = r.int()
 	v.pastEvals = r.int()
 	v.pastGens = r.int()
-	hasBest := r.bool()
-	v.pastBestX = r.floats(nil)
+	var hasBest bool
+	v.pastBestX, hasBest = r.optFloats()
 	v.pastBestF = r.float()
 	inner := []byte(r.string())
 	if err := r.done(); err != nil {
 		return err
-	}
-	if !hasBest {
-		v.pastBestX = nil
 	}
 	switch {
 	case !hasBest && v.pastBestF != math.Inf(1):
@@ -396,10 +397,11 @@ func (w *IPOP) UnmarshalBinary(data []byte) error {
 		return fmt.Errorf("es: saved ipop state corrupt: Pairs = %d, Lambda = %d exceeds %d",
 			v.cfg.Pairs, v.cfg.Lambda, maxPopulation)
 	}
-	if _, err := resolve(v.name, v.cfg); err != nil {
+	rc, err := resolve(v.name, v.cfg)
+	if err != nil {
 		return fmt.Errorf("es: saved ipop state corrupt: %w", err)
 	}
-	v.setPopulation()
+	v.population0 = population(v.name, rc)
 	if _, ok := v.runConfig(v.restarts); !ok {
 		return fmt.Errorf("es: saved ipop state corrupt: restart %d is beyond the bound on the population", v.restarts)
 	}

@@ -36,13 +36,22 @@ func Names() []string {
 // or Pairs set for a fixed-population strategy, Lambda < 2 for cmaes or
 // Lambda set for another strategy, is an error that names the field.
 func New(name string, cfg Config) (Strategy, error) {
-	rc, err := resolve(name, cfg)
+	s, _, err := newResolved(name, cfg)
 	if err != nil {
 		return nil, err
 	}
+	return s, nil
+}
+
+// newResolved is New, which also returns the resolved Config.
+func newResolved(name string, cfg Config) (strategy, Config, error) {
+	rc, err := resolve(name, cfg)
+	if err != nil {
+		return nil, rc, err
+	}
 	s := newStrategy(name)
 	s.setup(rc)
-	return s, nil
+	return s, rc, nil
 }
 
 // strategy is a Strategy that can be set up from a resolved Config.

@@ -151,6 +151,13 @@ func (w *stateWriter) floats(v []float64) {
 	}
 }
 
+// optFloats writes a vector that may be nil: whether it is not, then the
+// vector (read back by stateReader.optFloats).
+func (w *stateWriter) optFloats(v []float64) {
+	w.bool(v != nil)
+	w.floats(v)
+}
+
 // matrix writes the shape and the elements of m row by row.
 func (w *stateWriter) matrix(m *linalg.Dense) {
 	r, c := m.Dims()
@@ -240,6 +247,17 @@ func (r *stateReader) floats(dst []float64) []float64 {
 		dst[i] = r.float()
 	}
 	return dst
+}
+
+// optFloats reads a vector written by stateWriter.optFloats: the vector,
+// nil when it was written nil or empty, and whether it was written not nil.
+func (r *stateReader) optFloats() (v []float64, has bool) {
+	has = r.bool()
+	v = r.floats(nil)
+	if !has {
+		v = nil
+	}
+	return v, has
 }
 
 // matrix reads a matrix into m (resized).
