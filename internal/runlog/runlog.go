@@ -249,14 +249,19 @@ func CreateTrace(path string, meta []Field) (*TraceFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	var head bytes.Buffer
-	head.Write(Comment(meta))
-	new(es.Trace).WriteCSV(&head) // a bytes.Buffer does not fail
-	if _, err := f.Write(head.Bytes()); err != nil {
+	if _, err := f.Write(TraceHead(meta)); err != nil {
 		f.Close()
 		return nil, err
 	}
 	return &TraceFile{file: f}, nil
+}
+
+// TraceHead returns the start of a trace file: the comment lines of meta,
+// then the header line of es.Trace.WriteCSV.
+func TraceHead(meta []Field) []byte {
+	head := bytes.NewBuffer(Comment(meta))
+	new(es.Trace).WriteCSV(head) // a bytes.Buffer does not fail
+	return head.Bytes()
 }
 
 // Append writes the rows of t recorded since the last call, with one write.
