@@ -239,7 +239,8 @@ func (l *Log) Close() error { return l.file.Close() }
 // then the rows, appended after each generation with one write.
 type TraceFile struct {
 	file *os.File
-	rows int // rows of the trace already in the file
+	rows int          // rows of the trace already in the file
+	buf  bytes.Buffer // the rows of one Append, kept for the next
 }
 
 // CreateTrace creates (or empties) the trace file at path and writes the
@@ -269,9 +270,9 @@ func (tf *TraceFile) Append(t *es.Trace) error {
 	if len(t.Rows) == tf.rows {
 		return nil
 	}
-	var buf bytes.Buffer
-	t.WriteCSVRows(&buf, tf.rows) // a bytes.Buffer does not fail
-	if _, err := tf.file.Write(buf.Bytes()); err != nil {
+	tf.buf.Reset()
+	t.WriteCSVRows(&tf.buf, tf.rows) // a bytes.Buffer does not fail
+	if _, err := tf.file.Write(tf.buf.Bytes()); err != nil {
 		return err
 	}
 	tf.rows = len(t.Rows)
