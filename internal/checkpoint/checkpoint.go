@@ -171,8 +171,8 @@ func lockCheckpoint(ctx context.Context, path string) (func() error, error) {
 // path, which must not exist, and writes the first one. With a trace, the
 // trace file starts with the comment lines of traceMeta.
 func Create(ctx context.Context, path string, every int, rs *Settings, s es.Strategy, traceMeta []runlog.Field) (*Writer, error) {
-	if dir, err := os.Stat(filepath.Dir(path)); err != nil || !dir.IsDir() {
-		return nil, fmt.Errorf("-checkpoint %s: no directory %s to write it in", path, filepath.Dir(path))
+	if err := runlog.CheckDir("-checkpoint", path); err != nil {
+		return nil, err
 	}
 	unlock, err := lockCheckpoint(ctx, path)
 	if err != nil {

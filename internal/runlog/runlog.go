@@ -17,12 +17,24 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/hees-dev/hees/es"
 	"github.com/hees-dev/hees/linalg"
 )
+
+// CheckDir reports that the directory of path, the file of the flag named
+// flag (such as "-trace"), does not exist or is not a directory: found out
+// before a run rather than when it first writes the file.
+func CheckDir(flag, path string) error {
+	dir := filepath.Dir(path)
+	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+		return fmt.Errorf("%s %s: no directory %s to write it in", flag, path, dir)
+	}
+	return nil
+}
 
 // Field is one line of metadata, written "# Name: Value".
 type Field struct {
