@@ -414,7 +414,7 @@ func execute(ctx context.Context, name string, rs *checkpoint.Settings, problem 
 		Checkpoint: cp, Display: bar, Warn: func(msg string) {
 			erase := "" // a status line on a terminal is redrawn after the next generation
 			if bar != nil && bar.Terminal() {
-				erase = "\r\x1b[K"
+				erase = statusline.EraseLine
 			}
 			fmt.Fprintf(stderr, "%s%s: %s\n", erase, name, msg)
 		}})

@@ -114,7 +114,7 @@ func (p *Bench) End() {
 	close(p.quit)
 	<-p.exited
 	if p.terminal {
-		erase(p.w)
+		io.WriteString(p.w, EraseLine)
 	} else {
 		p.show()
 	}

@@ -22,6 +22,11 @@ const (
 	LogRefresh      = time.Second
 )
 
+// EraseLine erases the status line of a terminal: \r returns to the start
+// of the line, ESC[K erases what is left of it. A message written over a
+// status line starts with it.
+const EraseLine = "\r\x1b[K"
+
 // MaxCondDim is the largest dimension for which the status line shows
 // cond(C): computing it takes an eigendecomposition, O(d^3), which stays
 // well below a millisecond up to here and is done at most 4 times a second.
@@ -66,8 +71,8 @@ func refresh(terminal bool) time.Duration {
 }
 
 // writeLine writes a status line on w: in place of the last one on a
-// terminal (\r returns to the start of the line, ESC[K erases what is left
-// of a longer previous line), as a line of its own elsewhere.
+// terminal (erasing what is left of a longer one), as a line of its own
+// elsewhere.
 func writeLine(w io.Writer, terminal bool, line string) {
 	if terminal {
 		fmt.Fprintf(w, "\r%s\x1b[K", line)
@@ -75,9 +80,6 @@ func writeLine(w io.Writer, terminal bool, line string) {
 		fmt.Fprintln(w, line)
 	}
 }
-
-// erase erases the status line from the terminal w.
-func erase(w io.Writer) { fmt.Fprint(w, "\r\x1b[K") }
 
 // IsTerminal reports whether w is a character device (a terminal).
 func IsTerminal(w io.Writer) bool {
@@ -126,7 +128,7 @@ func (d *Display) line(pr es.Progress) string {
 // next starts on a clean line.
 func (d *Display) Finish() {
 	if d.shown {
-		erase(d.w)
+		io.WriteString(d.w, EraseLine)
 		d.shown = false
 	}
 }
