@@ -124,8 +124,8 @@ func (p *pointFlag) Set(s string) error {
 	}
 	var x []float64
 	for w := range strings.SplitSeq(s, ",") {
-		v, err := strconv.ParseFloat(strings.TrimSpace(w), 64)
-		if err != nil || math.IsInf(v, 0) || math.IsNaN(v) {
+		v, ok := points.ParseFinite(strings.TrimSpace(w))
+		if !ok {
 			return fmt.Errorf("%q is not a finite number", strings.TrimSpace(w))
 		}
 		x = append(x, v)
@@ -183,8 +183,8 @@ func (t *targetFlag) Set(s string) error {
 		t.value, t.set = nil, true
 		return nil
 	}
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+	v, ok := points.ParseFinite(s)
+	if !ok {
 		return errors.New(`want a finite number or "none"`)
 	}
 	t.value, t.set = &v, true

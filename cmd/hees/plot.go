@@ -6,13 +6,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/hees-dev/hees/internal/atomicfile"
+	"github.com/hees-dev/hees/internal/points"
 	"github.com/hees-dev/hees/internal/traceplot"
 )
 
@@ -66,8 +65,8 @@ func runPlot(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	shift := 0.0
 	if *fopt != "" {
-		v, err := strconv.ParseFloat(*fopt, 64)
-		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		v, ok := points.ParseFinite(*fopt)
+		if !ok {
 			fmt.Fprintf(stderr, "hees plot: -fopt %q is not a finite number\n", *fopt)
 			return exitUsage
 		}

@@ -10,12 +10,12 @@ import (
 	"io/fs"
 	"math"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/hees-dev/hees/es"
 	"github.com/hees-dev/hees/internal/checkpoint"
 	"github.com/hees-dev/hees/internal/points"
+	"github.com/hees-dev/hees/internal/runlog"
 	"github.com/hees-dev/hees/internal/runner"
 	"github.com/hees-dev/hees/internal/statusline"
 	"github.com/hees-dev/hees/internal/version"
@@ -329,9 +329,11 @@ func (rf *runFlags) run(ctx context.Context, stdout, stderr io.Writer) int {
 		return report(stderr, name, &usageError{err.Error()})
 	}
 	for _, file := range [][2]string{{"-trace", rf.trace}, {"-log", rf.log}} {
-		// Found out now rather than after a long run.
-		if dir, err := os.Stat(filepath.Dir(file[1])); file[1] != "" && (err != nil || !dir.IsDir()) {
-			return report(stderr, name, fmt.Errorf("%s %s: no directory %s to write it in", file[0], file[1], filepath.Dir(file[1])))
+		if file[1] == "" {
+			continue
+		}
+		if err := runlog.CheckDir(file[0], file[1]); err != nil {
+			return report(stderr, name, err)
 		}
 	}
 	settings := rf.settings(problem)
@@ -412,7 +414,7 @@ func execute(ctx context.Context, name string, rs *checkpoint.Settings, problem 
 		Checkpoint: cp, Display: bar, Warn: func(msg string) {
 			erase := "" // a status line on a terminal is redrawn after the next generation
 			if bar != nil && bar.Terminal() {
-				erase = "\r\x1b[K"
+				erase = statusline.EraseLine
 			}
 			fmt.Fprintf(stderr, "%s%s: %s\n", erase, name, msg)
 		}})

@@ -151,11 +151,6 @@ func (o *onErrorFlag) Set(s string) error {
 	return nil
 }
 
-// leaseFlag registers -lease on fs.
-func leaseFlag(fs *flag.FlagSet, def time.Duration, usage string) *time.Duration {
-	return fs.Duration("lease", def, usage)
-}
-
 // checkLease reports a lease that is not positive.
 func checkLease(lease time.Duration) error {
 	if lease <= 0 {
@@ -268,7 +263,7 @@ func runAsk(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	const name = "hees ask"
 	fs, path := stateFlagSet(name)
 	claim := fs.Int("claim", 0, "claim up to `N` candidates that no live lease holds, and lease them")
-	lease := leaseFlag(fs, defaultClaimLease, "with -claim, lease the candidates for `DURATION` (it must outlast their evaluation)")
+	lease := fs.Duration("lease", defaultClaimLease, "with -claim, lease the candidates for `DURATION` (it must outlast their evaluation)")
 	wait := fs.Bool("wait", false, "with -claim, wait until a candidate can be claimed or the run stops")
 	if status, done := parseStateFlags(fs, path, args, askHelp, stdout, stderr); done {
 		return status

@@ -38,7 +38,7 @@ func runWorker(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	const name = "hees worker"
 	fs, path := stateFlagSet(name)
 	command := fs.String("cmd", "", "evaluate with the external `PROGRAM` (required; see hees help run)")
-	lease := leaseFlag(fs, defaultWorkerLease, "lease each candidate for `DURATION`, renewed every third of it while it is evaluated")
+	lease := fs.Duration("lease", defaultWorkerLease, "lease each candidate for `DURATION`, renewed every third of it while it is evaluated")
 	workers := fs.Int("workers", 1, "run `K` evaluation loops, each with its own process of the program")
 	evalTimeout := fs.Duration("eval-timeout", 0, "fail an evaluation that takes longer than `TIME` (0: no limit)")
 	if status, done := parseStateFlags(fs, path, args, workerHelp, stdout, stderr); done {

@@ -171,8 +171,8 @@ func lockCheckpoint(ctx context.Context, path string) (func() error, error) {
 // path, which must not exist, and writes the first one. With a trace, the
 // trace file starts with the comment lines of traceMeta.
 func Create(ctx context.Context, path string, every int, rs *Settings, s es.Strategy, traceMeta []runlog.Field) (*Writer, error) {
-	if dir, err := os.Stat(filepath.Dir(path)); err != nil || !dir.IsDir() {
-		return nil, fmt.Errorf("-checkpoint %s: no directory %s to write it in", path, filepath.Dir(path))
+	if err := runlog.CheckDir("-checkpoint", path); err != nil {
+		return nil, err
 	}
 	unlock, err := lockCheckpoint(ctx, path)
 	if err != nil {
@@ -193,7 +193,7 @@ func Create(ctx context.Context, path string, every int, rs *Settings, s es.Stra
 		return nil, err
 	}
 	if rs.Trace != "" {
-		header := append(runlog.Comment(traceMeta), traceHeader()...)
+		header := runlog.TraceHead(traceMeta)
 		if err := atomicfile.WriteFile(rs.TracePath(), header, 0o644); err != nil {
 			c.Close()
 			return nil, fmt.Errorf("writing the trace: %w", err)
@@ -273,7 +273,7 @@ func (c *Writer) restoreTrace() error {
 		return fmt.Errorf("the trace of the run: %w", err)
 	}
 	header, err := runlog.ReadHeader(f)
-	if err != nil || info.Size() < size || header+"\n" != string(traceHeader()) {
+	if err != nil || info.Size() < size || header+"\n" != string(runlog.TraceHead(nil)) {
 		return fmt.Errorf("the trace %s is not the one of the checkpoint (it has %d bytes, the checkpoint %d bytes of it); was it changed?",
 			path, info.Size(), size)
 	}
@@ -413,13 +413,6 @@ func (c *Writer) PrintResumeHint(w io.Writer, name string) {
 	}
 	fmt.Fprintf(w, "%s: %s holds the run after generation %d; continue it with: hees resume %s\n",
 		name, c.path, c.savedGeneration, c.path)
-}
-
-// traceHeader returns the header line of a trace file.
-func traceHeader() []byte {
-	var buf bytes.Buffer
-	new(es.Trace).WriteCSV(&buf) // a bytes.Buffer does not fail
-	return buf.Bytes()
 }
 
 // Decode checks the bytes of a checkpoint file and returns its

@@ -59,6 +59,14 @@ func ParseLine(line string, x []float64) error {
 	return nil
 }
 
+// ParseFinite reads word as a float64 and reports whether it is a finite
+// number (strconv.ParseFloat accepts it, and it is neither NaN nor an
+// infinity).
+func ParseFinite(word string) (float64, bool) {
+	v, err := strconv.ParseFloat(word, 64)
+	return v, err == nil && !math.IsInf(v, 0) && !math.IsNaN(v)
+}
+
 // A LineTooLongError is a line longer than MaxLineBytes, at which Scan
 // stopped reading.
 type LineTooLongError struct {
@@ -112,8 +120,8 @@ func ReadFile(path string) ([]float64, error) {
 	for n, line := range strings.Split(string(data), "\n") {
 		words := strings.FieldsFunc(line, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\r' })
 		for _, w := range words {
-			v, err := strconv.ParseFloat(w, 64)
-			if err != nil || math.IsInf(v, 0) || math.IsNaN(v) {
+			v, ok := ParseFinite(w)
+			if !ok {
 				return nil, fmt.Errorf("@%s line %d: %q is not a finite number", path, n+1, w)
 			}
 			x = append(x, v)
@@ -146,8 +154,8 @@ func ReadList(path string, dim int) ([][]float64, error) {
 		}
 		x := make([]float64, dim)
 		for i, w := range words {
-			v, err := strconv.ParseFloat(w, 64)
-			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+			v, ok := ParseFinite(w)
+			if !ok {
 				return nil, fmt.Errorf("%s:%d: %q is not a finite number", path, n+1, w)
 			}
 			x[i] = v

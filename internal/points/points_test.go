@@ -111,3 +111,26 @@ func TestReadList(t *testing.T) {
 		t.Errorf("ReadList of a missing file: %v", err)
 	}
 }
+
+func TestParseFinite(t *testing.T) {
+	for _, c := range []struct {
+		word string
+		want float64
+		ok   bool
+	}{
+		{"1.5", 1.5, true},
+		{"-2e-3", -2e-3, true},
+		{"0x1p-2", 0.25, true},
+		{"inf", 0, false},
+		{"-Inf", 0, false},
+		{"NaN", 0, false},
+		{"1e400", 0, false},
+		{"", 0, false},
+		{"1,5", 0, false},
+	} {
+		v, ok := ParseFinite(c.word)
+		if ok != c.ok || (ok && v != c.want) {
+			t.Errorf("ParseFinite(%q) = %v, %v; want %v, %v", c.word, v, ok, c.want, c.ok)
+		}
+	}
+}

@@ -17,12 +17,24 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/hees-dev/hees/es"
 	"github.com/hees-dev/hees/linalg"
 )
+
+// CheckDir reports that the directory of path, the file of the flag named
+// flag (such as "-trace"), does not exist or is not a directory: found out
+// before a run rather than when it first writes the file.
+func CheckDir(flag, path string) error {
+	dir := filepath.Dir(path)
+	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+		return fmt.Errorf("%s %s: no directory %s to write it in", flag, path, dir)
+	}
+	return nil
+}
 
 // Field is one line of metadata, written "# Name: Value".
 type Field struct {
@@ -239,7 +251,8 @@ func (l *Log) Close() error { return l.file.Close() }
 // then the rows, appended after each generation with one write.
 type TraceFile struct {
 	file *os.File
-	rows int // rows of the trace already in the file
+	rows int          // rows of the trace already in the file
+	buf  bytes.Buffer // the rows of one Append, kept for the next
 }
 
 // CreateTrace creates (or empties) the trace file at path and writes the
@@ -249,14 +262,19 @@ func CreateTrace(path string, meta []Field) (*TraceFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	var head bytes.Buffer
-	head.Write(Comment(meta))
-	new(es.Trace).WriteCSV(&head) // a bytes.Buffer does not fail
-	if _, err := f.Write(head.Bytes()); err != nil {
+	if _, err := f.Write(TraceHead(meta)); err != nil {
 		f.Close()
 		return nil, err
 	}
 	return &TraceFile{file: f}, nil
+}
+
+// TraceHead returns the start of a trace file: the comment lines of meta,
+// then the header line of es.Trace.WriteCSV.
+func TraceHead(meta []Field) []byte {
+	head := bytes.NewBuffer(Comment(meta))
+	new(es.Trace).WriteCSV(head) // a bytes.Buffer does not fail
+	return head.Bytes()
 }
 
 // Append writes the rows of t recorded since the last call, with one write.
@@ -264,9 +282,9 @@ func (tf *TraceFile) Append(t *es.Trace) error {
 	if len(t.Rows) == tf.rows {
 		return nil
 	}
-	var buf bytes.Buffer
-	t.WriteCSVRows(&buf, tf.rows) // a bytes.Buffer does not fail
-	if _, err := tf.file.Write(buf.Bytes()); err != nil {
+	tf.buf.Reset()
+	t.WriteCSVRows(&tf.buf, tf.rows) // a bytes.Buffer does not fail
+	if _, err := tf.file.Write(tf.buf.Bytes()); err != nil {
 		return err
 	}
 	tf.rows = len(t.Rows)

@@ -90,3 +90,15 @@ func readString(t *testing.T, path string) string {
 	}
 	return string(data)
 }
+
+func TestCheckDir(t *testing.T) {
+	dir := t.TempDir()
+	if err := CheckDir("-log", filepath.Join(dir, "log.csv")); err != nil {
+		t.Errorf("CheckDir in an existing directory: %v", err)
+	}
+	missing := filepath.Join(dir, "none", "log.csv")
+	want := "-log " + missing + ": no directory " + filepath.Join(dir, "none") + " to write it in"
+	if err := CheckDir("-log", missing); err == nil || err.Error() != want {
+		t.Errorf("CheckDir in a missing directory = %v, want %s", err, want)
+	}
+}

@@ -212,10 +212,7 @@ func Metadata(rs *checkpoint.Settings, problem objectives.Problem, s es.Strategy
 // without -trace) the trace file is created. syncEvery is the checkpoints'
 // interval (0: none).
 func openFiles(rs *checkpoint.Settings, meta []runlog.Field, s es.Strategy, traceRows *es.Trace, syncEvery int) (*runlog.Files, error) {
-	cfg := runlog.FilesConfig{Dim: rs.Dim, ResumedAfter: s.Generation(), Trace: traceRows, Meta: meta, SyncEvery: syncEvery}
-	if rs.Log != "" {
-		cfg.LogPath = rs.LogPath()
-	}
+	cfg := runlog.FilesConfig{LogPath: rs.LogPath(), Dim: rs.Dim, ResumedAfter: s.Generation(), Trace: traceRows, Meta: meta, SyncEvery: syncEvery}
 	if traceRows != nil {
 		cfg.TracePath = rs.TracePath()
 	}
@@ -223,8 +220,5 @@ func openFiles(rs *checkpoint.Settings, meta []runlog.Field, s es.Strategy, trac
 	if oe := (*runlog.OpenLogError)(nil); errors.As(err, &oe) {
 		return nil, fmt.Errorf("-log: %w", oe.Err)
 	}
-	if err != nil {
-		return nil, err
-	}
-	return f, nil
+	return f, err
 }

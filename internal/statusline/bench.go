@@ -45,10 +45,7 @@ func (p *Bench) Begin(total, earlier int) {
 	if !p.enabled {
 		return
 	}
-	every := LogRefresh
-	if p.terminal {
-		every = TerminalRefresh
-	}
+	every := refresh(p.terminal)
 	p.quit, p.exited = make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(p.exited)
@@ -105,11 +102,7 @@ func (p *Bench) show() {
 		left := time.Duration(float64(elapsed) / float64(now) * float64(p.total-done))
 		line += fmt.Sprintf(", ~%s left", left.Round(time.Second))
 	}
-	if p.terminal {
-		fmt.Fprintf(p.w, "\r%s\x1b[K", line)
-	} else {
-		fmt.Fprintln(p.w, line)
-	}
+	writeLine(p.w, p.terminal, line)
 }
 
 // End ends the report: it clears the status line of a terminal, and
@@ -121,7 +114,7 @@ func (p *Bench) End() {
 	close(p.quit)
 	<-p.exited
 	if p.terminal {
-		fmt.Fprint(p.w, "\r\x1b[K")
+		io.WriteString(p.w, EraseLine)
 	} else {
 		p.show()
 	}

@@ -22,6 +22,11 @@ const (
 	LogRefresh      = time.Second
 )
 
+// EraseLine erases the status line of a terminal: \r returns to the start
+// of the line, ESC[K erases what is left of it. A message written over a
+// status line starts with it.
+const EraseLine = "\r\x1b[K"
+
 // MaxCondDim is the largest dimension for which the status line shows
 // cond(C): computing it takes an eigendecomposition, O(d^3), which stays
 // well below a millisecond up to here and is done at most 4 times a second.
@@ -53,11 +58,27 @@ func New(w io.Writer, quiet, verbose bool) *Display {
 
 // newDisplay returns the display on w that reads the time from now.
 func newDisplay(w io.Writer, terminal bool, now func() time.Time) *Display {
-	d := &Display{w: w, terminal: terminal, every: LogRefresh, now: now}
+	return &Display{w: w, terminal: terminal, every: refresh(terminal), now: now}
+}
+
+// refresh returns the refresh interval of a display on a terminal or
+// elsewhere.
+func refresh(terminal bool) time.Duration {
 	if terminal {
-		d.every = TerminalRefresh
+		return TerminalRefresh
 	}
-	return d
+	return LogRefresh
+}
+
+// writeLine writes a status line on w: in place of the last one on a
+// terminal (erasing what is left of a longer one), as a line of its own
+// elsewhere.
+func writeLine(w io.Writer, terminal bool, line string) {
+	if terminal {
+		fmt.Fprintf(w, "\r%s\x1b[K", line)
+	} else {
+		fmt.Fprintln(w, line)
+	}
 }
 
 // IsTerminal reports whether w is a character device (a terminal).
@@ -82,15 +103,8 @@ func (d *Display) Update(pr es.Progress) {
 		return
 	}
 	d.next = now.Add(d.every)
-	line := d.line(pr)
-	if d.terminal {
-		// \r returns to the start of the line, ESC[K erases what is left of
-		// a longer previous line.
-		fmt.Fprintf(d.w, "\r%s\x1b[K", line)
-		d.shown = true
-	} else {
-		fmt.Fprintln(d.w, line)
-	}
+	writeLine(d.w, d.terminal, d.line(pr))
+	d.shown = d.terminal
 }
 
 // line formats the status: evaluations, generations, restarts, the best
@@ -114,7 +128,7 @@ func (d *Display) line(pr es.Progress) string {
 // next starts on a clean line.
 func (d *Display) Finish() {
 	if d.shown {
-		fmt.Fprint(d.w, "\r\x1b[K")
+		io.WriteString(d.w, EraseLine)
 		d.shown = false
 	}
 }
