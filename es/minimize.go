@@ -324,7 +324,7 @@ func Minimize(ctx context.Context, p Problem, s Strategy, opt Options) (Result, 
 	// The evaluations' context: the run's, also canceled by a failure.
 	evalCtx, cancelEvals := context.WithCancel(ctx)
 	defer cancelEvals()
-	ev := &evaluator{problem: p, ctx: evalCtx, cancel: cancelEvals, workers: workers,
+	ev := &evaluator{problem: p, outer: parent, ctx: evalCtx, cancel: cancelEvals, workers: workers,
 		policy: opt.OnError, retries: opt.Retries}
 	ev.problemCtx, _ = p.(ProblemContext)
 	if workers > 1 {
@@ -358,7 +358,7 @@ func Minimize(ctx context.Context, p Problem, s Strategy, opt Options) (Result, 
 		if pop == nil {
 			return finish()
 		}
-		if ctx.Err() != nil {
+		if ev.canceled() {
 			run.Stop(haltReason(parent), nil)
 			return finish()
 		}
@@ -373,7 +373,7 @@ func Minimize(ctx context.Context, p Problem, s Strategy, opt Options) (Result, 
 			run.Stop(ReasonObjectiveError, ev.evaluated)
 			return finish()
 		}
-		if !complete || ctx.Err() != nil {
+		if !complete || ev.canceled() {
 			// Cut short by a cancel or the time limit: an objective
 			// that watches ctx may have returned values that mean
 			// nothing, so the whole generation is discarded.
@@ -478,6 +478,7 @@ func meanValue(mean []float64, pop *linalg.Dense, f []float64) (float64, bool) {
 type evaluator struct {
 	problem    Problem
 	problemCtx ProblemContext     // p as a ProblemContext; nil for a plain Problem
+	outer      context.Context    // the caller's, an ancestor of ctx
 	ctx        context.Context    // the evaluations': the run's, canceled by a failure
 	cancel     context.CancelFunc // cancels ctx
 	pop        *linalg.Dense
@@ -559,11 +560,19 @@ func (e *evaluator) evaluate(pop *linalg.Dense) bool {
 	return true
 }
 
+// canceled reports whether the caller's context or the evaluations' is
+// done. Both are checked: a canceled context closes its Done channel before
+// it cancels its children, so an objective that watches the caller's
+// context can see the cancel, and return, before e.ctx is canceled.
+func (e *evaluator) canceled() bool {
+	return e.outer.Err() != nil || e.ctx.Err() != nil
+}
+
 // claimRows evaluates rows until none is left or the run is halted. The
-// context is checked before every evaluation (an atomic load), so that no
-// evaluation starts after a cancel, the time limit or a failure.
+// contexts are checked before every evaluation, so that no evaluation
+// starts after a cancel, the time limit or a failure.
 func (e *evaluator) claimRows() {
-	for !e.halt.Load() && e.ctx.Err() == nil {
+	for !e.halt.Load() && !e.canceled() {
 		i := int(e.next.Add(1) - 1)
 		if i >= e.rows {
 			return
@@ -589,14 +598,14 @@ func (e *evaluator) evalRow(i int) {
 		return
 	}
 	v, err := e.problemCtx.EvalContext(e.ctx, x)
-	for try := 0; err != nil && try < e.retries && e.ctx.Err() == nil; try++ {
+	for try := 0; err != nil && try < e.retries && !e.canceled(); try++ {
 		v, err = e.problemCtx.EvalContext(e.ctx, x)
 	}
 	switch {
 	case err == nil:
 		e.f[i] = v
 		e.evaluated[i] = true
-	case e.ctx.Err() != nil:
+	case e.canceled():
 		// Interrupted by a stop: not a failure, the row stays unevaluated.
 	case e.policy == OnErrorWorst:
 		e.lost[i] = &ObjectiveError{X: slices.Clone(x), Generation: e.generation, Row: i, Err: err}

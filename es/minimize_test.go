@@ -293,6 +293,83 @@ func TestMinimizeCanceled(t *testing.T) {
 	}
 }
 
+// lateContext is a context whose cancel reaches the contexts derived from
+// it only when release is called: it stands for the moment, which exists
+// for any context, between the close of a parent's Done channel and the
+// cancel of its children.
+type lateContext struct {
+	context.Context // Background: no deadline, no values
+	done            chan struct{}
+	err             atomic.Value // error
+	mu              sync.Mutex
+	after           []func()
+}
+
+func newLateContext() *lateContext {
+	return &lateContext{Context: context.Background(), done: make(chan struct{})}
+}
+
+func (c *lateContext) Done() <-chan struct{} { return c.done }
+
+func (c *lateContext) Err() error {
+	err, _ := c.err.Load().(error)
+	return err
+}
+
+func (c *lateContext) cancel() {
+	c.err.Store(context.Canceled)
+	close(c.done)
+}
+
+// AfterFunc makes context.WithCancel register f here rather than start a
+// goroutine that watches Done.
+func (c *lateContext) AfterFunc(f func()) func() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.after = append(c.after, f)
+	return func() bool { return false }
+}
+
+func (c *lateContext) release() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, f := range c.after {
+		f()
+	}
+}
+
+// TestMinimizeCanceledParentFirst: an objective that watches the caller's
+// context and returns when it is canceled can do so before the cancel has
+// reached the contexts Minimize derived from it. Minimize checks the
+// caller's context itself, so no evaluation starts after the cancel and the
+// generation it cut short is not told.
+func TestMinimizeCanceledParentFirst(t *testing.T) {
+	for _, workers := range []int{1, 3} {
+		ctx := newLateContext()
+		var calls atomic.Int64
+		p := Func(func(x []float64) float64 {
+			if calls.Add(1) == 8 {
+				ctx.cancel()
+				return math.Inf(-1) // means nothing: the run was canceled
+			}
+			return sphere(x)
+		})
+		s := newFake(2, 3, 1)
+		res, err := Minimize(ctx, p, s, Options{Workers: workers, MaxEvals: 300})
+		ctx.release()
+		if err != nil || res.Reason != ReasonCanceled {
+			t.Fatalf("workers=%d: err %v, Reason %q; want nil, %q", workers, err, res.Reason, ReasonCanceled)
+		}
+		if n := calls.Load(); n > 9 || (workers == 1 && n != 8) {
+			t.Errorf("workers=%d: %d evaluations, want 8 (up to 9 with helpers): none after the cancel", workers, n)
+		}
+		if s.Generation() != 2 || math.IsInf(res.F, -1) {
+			t.Errorf("workers=%d: strategy in generation %d, best %v; want 2 and the canceled generation not told",
+				workers, s.Generation(), res.F)
+		}
+	}
+}
+
 func TestMinimizeTimeLimit(t *testing.T) {
 	res, err := Minimize(context.Background(), Func(func(x []float64) float64 {
 		time.Sleep(time.Millisecond)
