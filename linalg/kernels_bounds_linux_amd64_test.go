@@ -8,10 +8,30 @@ import (
 	"unsafe"
 )
 
+// guardArena holds the mappings of guarded slices until free.
+type guardArena struct {
+	t    *testing.T
+	maps [][]byte
+}
+
+// free unmaps every mapping of the arena. Each guarded slice costs the
+// process three memory mappings (its pages and the two PROT_NONE pages),
+// and the kernel limits their number (vm.max_map_count, 65530 by
+// default): the test frees them as it goes.
+func (a *guardArena) free() {
+	for _, m := range a.maps {
+		if err := syscall.Munmap(m); err != nil {
+			a.t.Fatal(err)
+		}
+	}
+	a.maps = a.maps[:0]
+}
+
 // guarded returns a slice of n float64 that ends exactly at a PROT_NONE page
-// (tail=true) or starts exactly after one (tail=false). The mapping is
-// never unmapped: the test process is short-lived.
-func guarded(t *testing.T, n int, tail bool) []float64 {
+// (tail=true) or starts exactly after one (tail=false). It is valid until
+// the next a.free.
+func (a *guardArena) guarded(n int, tail bool) []float64 {
+	t := a.t
 	ps := syscall.Getpagesize()
 	need := (n*8 + ps - 1) / ps * ps
 	if need == 0 {
@@ -21,6 +41,7 @@ func guarded(t *testing.T, n int, tail bool) []float64 {
 	if err != nil {
 		t.Fatal(err)
 	}
+	a.maps = append(a.maps, mem)
 	if err := syscall.Mprotect(mem[:ps], syscall.PROT_NONE); err != nil {
 		t.Fatal(err)
 	}
@@ -52,9 +73,10 @@ func TestKernelsStayInBounds(t *testing.T) {
 	for i := range cs {
 		cs[i] = 0.5
 	}
+	arena := &guardArena{t: t}
 	for n := 0; n <= 70; n++ {
 		for _, tail := range []bool{true, false} {
-			g := func(m int) []float64 { return guarded(t, m, tail) }
+			g := func(m int) []float64 { return arena.guarded(m, tail) }
 			x, y, z := g(n), g(n), g(n)
 			dotAVX2(x, y)
 			dot2AVX2(x, y, z)
@@ -89,12 +111,14 @@ func TestKernelsStayInBounds(t *testing.T) {
 					mulVecT(dstT, a, g(rows))
 				}
 			}
+			arena.free()
 		}
 		if n%4 == 0 {
 			kc := n/4 + 1
 			var tile [32]float64
-			kernel4x8AVX2(&tile, guarded(t, 4*kc, true), guarded(t, 8*kc, true))
-			kernel4x8AVX2(&tile, guarded(t, 4*kc, false), guarded(t, 8*kc, false))
+			kernel4x8AVX2(&tile, arena.guarded(4*kc, true), arena.guarded(8*kc, true))
+			kernel4x8AVX2(&tile, arena.guarded(4*kc, false), arena.guarded(8*kc, false))
+			arena.free()
 		}
 	}
 }
