@@ -199,7 +199,9 @@ func slicesReplace(args []string, old, new string) []string {
 
 // TestKillTell drives an ask/tell run in which every hees tell process is
 // killed by SIGKILL at a fixed pseudo-random moment of its life (from
-// start-up to the write of the state file) and then told again. After each
+// start-up to the write of the state file; how many kills land during or
+// after the write depends on the machine's load, and is logged) and then
+// told again. After each
 // kill the state must be the one before the tell or the one after it,
 // never a torn mix; the retry must succeed quietly, and change nothing
 // when the killed tell was applied (a repeat of the same value), so that
@@ -252,7 +254,12 @@ func TestKillTell(t *testing.T) {
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
-			time.Sleep(time.Duration(r.Int64N(int64(life * 11 / 10))))
+			// Row 0 is killed at once, so that every generation has a
+			// kill whatever the machine's load; the others at a moment
+			// drawn over the measured life of a tell.
+			if row > 0 {
+				time.Sleep(time.Duration(r.Int64N(int64(life * 11 / 10))))
+			}
 			cmd.Process.Signal(syscall.SIGKILL)
 			cmd.Wait()
 			killed := killedBy(cmd.ProcessState, syscall.SIGKILL)
@@ -302,8 +309,8 @@ func TestKillTell(t *testing.T) {
 	}
 	t.Logf("%d tells: %d killed, %d of them during the write (a temporary file left), %d after replacing the state",
 		tells, kills, midWrite, killedAfterWrite)
-	if kills == 0 || killedAfterWrite == kills {
-		t.Errorf("%d kills, %d after the write: the delays do not cover the life of a tell", kills, killedAfterWrite)
+	if kills < generations {
+		t.Errorf("%d kills, want at least one a generation", kills)
 	}
 	// The state file keeps its strategy asked for the pending generation.
 	var pop linalg.Dense
