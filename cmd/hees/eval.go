@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	_ "embed"
 	"errors"
 	"flag"
 	"fmt"
@@ -13,27 +14,11 @@ import (
 	"github.com/hees-dev/hees/objectives"
 )
 
-const evalHelp = `Usage: hees eval -f SPEC -d D [-opt] < points
-
-Evaluates the problem SPEC in dimension D at the points read from standard
-input, one point per line: D numbers separated by spaces or commas. Prints
-one value per line, in the shortest form that reads back to the same
-float64 (strconv 'g', -1). Blank lines are skipped.
-
-A bad line (the wrong count of numbers, something that is not a number, an
-empty field between commas) is reported on standard error with its line
-number, and nothing is printed for it; the remaining lines are still
-evaluated, so each good line keeps its value, and the exit status is 1.
-
-With -opt, standard input is not read: prints the optimum x* on one line
-(D numbers, so it can be fed back to hees eval) and f* on the next.
-
-%s
-Parameters as in ellipsoid:cond=1e4, rotellipsoid:seed=3,
-quadratic:cond=1e4,seed=3; BBOB instances as in bbob/f10/i3.
-
-Flags:
-`
+// evalHelp is the help of hees eval, before its flags; withProblems fills
+// in the list of problems.
+//
+//go:embed help/eval.txt
+var evalHelp string
 
 // runEval is the eval command.
 func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -41,7 +26,7 @@ func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	spec := fs.String("f", "", "problem `SPEC`, such as sphere or bbob/f10/i3 (required)")
 	dim := fs.Int("d", 0, "dimension `D` (required)")
 	opt := fs.Bool("opt", false, "print x* and f* instead of evaluating points")
-	operands, status, done := parseFlagsOperands(fs, args, fmt.Sprintf(evalHelp, problemList()), stdout, stderr)
+	operands, status, done := parseFlagsOperands(fs, args, withProblems(evalHelp), stdout, stderr)
 	if done {
 		return status
 	}
@@ -116,6 +101,15 @@ func evalLines(in io.Reader, out *bufio.Writer, stderr io.Writer, p objectives.P
 		fmt.Fprintf(stderr, "hees eval: reading standard input: %v\n", err)
 	}
 	return exitFailure
+}
+
+// problemsMarker is the line of a help file that stands for the list of
+// problems, which package objectives holds.
+const problemsMarker = "{problems}"
+
+// withProblems returns help with problemList in place of problemsMarker.
+func withProblems(help string) string {
+	return strings.Replace(help, problemsMarker, problemList(), 1)
 }
 
 // problemList is the "Problems: ..." paragraph of the help, wrapped to 72

@@ -1,6 +1,7 @@
 package main
 
 import (
+	_ "embed"
 	"errors"
 	"flag"
 	"fmt"
@@ -11,35 +12,11 @@ import (
 	"github.com/hees-dev/hees/objectives"
 )
 
-const experimentHelp = `Usage: hees experiment fig2|condition [flags]
-
-Runs one of the experiments behind the figures in docs/ and writes its CSV
-and SVG into the -out directory (created if needed). The runs are spread
-over -workers goroutines; the output does not depend on how many.
-
-fig2       The paper's Figure 2 (docs/ALGORITHMS.md Section 13 item 7): the
-           (1+4)-HE-ES (hees14) and the (1+1)-CMA-ES (cma11) on the sphere,
-           started with sigma0 = 1, m0 = (1, ..., 1) and A0 such that
-           C0 = A0 A0^T = diag(1e6^(-(i-1)/(d-1))) scaled to det 1, the
-           covariance an ellipsoid of condition 1e6 needs. Per iteration,
-           the median over the runs (seeds 1..runs) of cond(C) - 1 and
-           tr(C / det(C)^(1/d)) - d, with C = A A^T. Internal stop
-           criteria on f (tolfun) are off, so every run lasts -iters
-           iterations. Writes fig2.csv and fig2.svg.
-
-condition  Evaluations until a value f <= -target is evaluated, on the
-           ellipsoid sum cond^((i-1)/(d-1)) x_i^2 with cond = 1 (the
-           sphere), 1e2, 1e4 and 1e6, for hees14, hees, cma11 and es11 with
-           their default parameters, sigma0 = 2 and m0 uniform in [-3, 3]^d,
-           and the f-spread stop (tolfun) off; other internal stops end a
-           run without success and are named in the CSV.
-           Run k (1..runs) uses seed k for every strategy and condition, so
-           all strategies start from the same points. A run that reaches
-           -budget evaluations first is capped; its count is a lower bound
-           and the SVG draws it hollow. Writes condition.csv (one row per
-           run), condition_summary.csv (median, min and max per strategy
-           and condition) and condition.svg.
-`
+// experimentHelp is the help of hees experiment, before the flags of
+// each experiment.
+//
+//go:embed help/experiment.txt
+var experimentHelp string
 
 // runExperiment is the experiment command: it dispatches to fig2 or
 // condition.

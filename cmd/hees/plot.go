@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	_ "embed"
 	"errors"
 	"flag"
 	"fmt"
@@ -15,30 +16,10 @@ import (
 	"github.com/hees-dev/hees/internal/traceplot"
 )
 
-const plotHelp = `Usage: hees plot [flags] TRACE.csv|LOG.csv
-
-Draws a run trace, as written by hees run -trace, as an SVG of up to four
-panels against evaluations, with logarithmic y axes: the objective (best
-value so far and the generation's best, minus -fopt when it is given),
-the step size sigma, the condition number of C = A A^T and the normalised
-trace tr(C / det(C)^(1/d)), which is d for an isotropic C. When the trace
-has the A^T H A columns (runs on a quadratic with a known Hessian), their
-condition number and normalised trace are drawn too. The columns are found
-by their names in the CSV header; a panel whose columns are missing or
-empty is left out. Flags may come before or after TRACE.csv.
-
-An evaluation log written by hees run -log (its header starts with
-"evaluation") is drawn as one panel: the value of every evaluation whose
-status is ok, and the best so far. Lines that start with "#" are skipped.
-
-f* of a test problem is printed by hees eval -f SPEC -d D -opt. Without
--fopt, the values are drawn as they are: on a logarithmic axis when they are
-all positive, otherwise on a linear one. With -fopt, values at or below F*
-cannot be drawn on the logarithmic axis of f - F*: a warning on standard
-error counts them.
-
-Flags:
-`
+// plotHelp is the help of hees plot, before its flags.
+//
+//go:embed help/plot.txt
+var plotHelp string
 
 // runPlot is the plot command.
 func runPlot(args []string, _ io.Reader, stdout, stderr io.Writer) int {
