@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	_ "embed"
 	"errors"
 	"flag"
 	"fmt"
@@ -17,11 +16,6 @@ import (
 	"github.com/hees-dev/hees/internal/statusline"
 	"github.com/hees-dev/hees/objectives"
 )
-
-// benchHelp is the help of hees bench, before its flags.
-//
-//go:embed help/bench.txt
-var benchHelp string
 
 // defaultBenchAlgos are the strategies benchmarked by default, those of
 // them that package es provides.

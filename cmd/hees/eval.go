@@ -2,23 +2,15 @@ package main
 
 import (
 	"bufio"
-	_ "embed"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 
 	"github.com/hees-dev/hees/internal/points"
 	"github.com/hees-dev/hees/objectives"
 )
-
-// evalHelp is the help of hees eval, before its flags; withProblems fills
-// in the list of problems.
-//
-//go:embed help/eval.txt
-var evalHelp string
 
 // runEval is the eval command.
 func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -101,44 +93,6 @@ func evalLines(in io.Reader, out *bufio.Writer, stderr io.Writer, p objectives.P
 		fmt.Fprintf(stderr, "hees eval: reading standard input: %v\n", err)
 	}
 	return exitFailure
-}
-
-// problemsMarker is the line of a help file that stands for the list of
-// problems, which package objectives holds.
-const problemsMarker = "{problems}"
-
-// withProblems returns help with problemList in place of problemsMarker.
-func withProblems(help string) string {
-	return strings.Replace(help, problemsMarker, problemList(), 1)
-}
-
-// problemList is the "Problems: ..." paragraph of the help, wrapped to 72
-// columns: the classic names, then the BBOB range.
-func problemList() string {
-	var words []string
-	bbob := 0
-	for _, name := range objectives.Names() {
-		if strings.HasPrefix(name, "bbob/") {
-			bbob++
-			continue
-		}
-		words = append(words, name+",")
-	}
-	words = append(words, fmt.Sprintf("bbob/f1 … bbob/f%d.", bbob))
-	var b strings.Builder
-	col := 0
-	for i, w := range append([]string{"Problems:"}, words...) {
-		if i > 0 && col+1+len([]rune(w)) > 72 {
-			b.WriteByte('\n')
-			col = 0
-		} else if i > 0 {
-			b.WriteByte(' ')
-			col++
-		}
-		b.WriteString(w)
-		col += len([]rune(w))
-	}
-	return b.String()
 }
 
 // formatValue writes v in the shortest form that parses back to v.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	_ "embed"
 	"errors"
 	"flag"
 	"fmt"
@@ -11,12 +10,6 @@ import (
 	"github.com/hees-dev/hees/internal/experiment"
 	"github.com/hees-dev/hees/objectives"
 )
-
-// experimentHelp is the help of hees experiment, before the flags of
-// each experiment.
-//
-//go:embed help/experiment.txt
-var experimentHelp string
 
 // runExperiment is the experiment command: it dispatches to fig2 or
 // condition.

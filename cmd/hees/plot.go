@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	_ "embed"
 	"errors"
 	"flag"
 	"fmt"
@@ -15,11 +14,6 @@ import (
 	"github.com/hees-dev/hees/internal/points"
 	"github.com/hees-dev/hees/internal/traceplot"
 )
-
-// plotHelp is the help of hees plot, before its flags.
-//
-//go:embed help/plot.txt
-var plotHelp string
 
 // runPlot is the plot command.
 func runPlot(args []string, _ io.Reader, stdout, stderr io.Writer) int {

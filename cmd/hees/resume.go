@@ -1,7 +1,6 @@
 package main
 
 import (
-	_ "embed"
 	"errors"
 	"os"
 
@@ -11,11 +10,6 @@ import (
 	"github.com/hees-dev/hees/internal/checkpoint"
 	"io"
 )
-
-// resumeHelp is the help of hees resume, before its flags.
-//
-//go:embed help/resume.txt
-var resumeHelp string
 
 // runResume is the resume command.
 func runResume(args []string, stdin io.Reader, stdout, stderr io.Writer) int {

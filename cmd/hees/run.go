@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	_ "embed"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -43,12 +42,6 @@ const (
 	// checkpoints, loses at most 10 of them and does not notice the writes.
 	defaultCheckpointEvery = 10
 )
-
-// runHelp is the help of hees run, before its flags; withProblems fills
-// in the list of problems.
-//
-//go:embed help/run.txt
-var runHelp string
 
 // runFlags are the flags of hees run.
 type runFlags struct {

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"crypto/rand"
-	_ "embed"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -17,32 +16,6 @@ import (
 	"github.com/hees-dev/hees/es"
 	"github.com/hees-dev/hees/internal/session"
 )
-
-// asktellHelp is the part of the help shared by init, ask, tell, status
-// and worker; parseStateFlags prints it after the command's own text.
-//
-//go:embed help/asktell.txt
-var asktellHelp string
-
-// initHelp is the help of hees init, before asktellHelp.
-//
-//go:embed help/init.txt
-var initHelp string
-
-// askHelp is the help of hees ask, before asktellHelp.
-//
-//go:embed help/ask.txt
-var askHelp string
-
-// tellHelp is the help of hees tell, before asktellHelp.
-//
-//go:embed help/tell.txt
-var tellHelp string
-
-// statusHelp is the help of hees status, before asktellHelp.
-//
-//go:embed help/status.txt
-var statusHelp string
 
 // Exit statuses of the ask/tell commands besides exitOK, exitFailure and
 // exitUsage.

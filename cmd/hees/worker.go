@@ -1,18 +1,12 @@
 package main
 
 import (
-	_ "embed"
 	"fmt"
 	"io"
 
 	"github.com/hees-dev/hees/extproc"
 	"github.com/hees-dev/hees/internal/worker"
 )
-
-// workerHelp is the help of hees worker, before asktellHelp.
-//
-//go:embed help/worker.txt
-var workerHelp string
 
 // runWorker is the worker command.
 func runWorker(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
