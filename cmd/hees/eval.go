@@ -14,7 +14,8 @@ import (
 
 // runEval is the eval command.
 func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("hees eval", flag.ContinueOnError)
+	const name = "hees eval"
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	spec := fs.String("f", "", "problem `SPEC`, such as sphere or bbob/f10/i3 (required)")
 	dim := fs.Int("d", 0, "dimension `D` (required)")
 	opt := fs.Bool("opt", false, "print x* and f* instead of evaluating points")
@@ -25,19 +26,15 @@ func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	set := given(fs)
 	switch {
 	case len(operands) > 0:
-		fmt.Fprintf(stderr, "hees eval: unexpected argument %q (points are read from standard input)\n", operands[0])
-		return exitUsage
+		return report(stderr, name, usagef("unexpected argument %q (points are read from standard input)", operands[0]))
 	case !set["f"]:
-		fmt.Fprintln(stderr, "hees eval: -f SPEC is required (run 'hees help eval')")
-		return exitUsage
+		return report(stderr, name, usagef("-f SPEC is required (run 'hees help eval')"))
 	case !set["d"]:
-		fmt.Fprintln(stderr, "hees eval: -d D is required (run 'hees help eval')")
-		return exitUsage
+		return report(stderr, name, usagef("-d D is required (run 'hees help eval')"))
 	}
 	p, err := objectives.Parse(*spec, *dim)
 	if err != nil {
-		fmt.Fprintf(stderr, "hees eval: %v\n", err)
-		return exitUsage
+		return report(stderr, name, &usageError{err.Error()})
 	}
 
 	out := bufio.NewWriter(stdout)
@@ -50,8 +47,7 @@ func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		status = evalLines(in, out, stderr, p)
 	}
 	if err := out.Flush(); err != nil {
-		fmt.Fprintf(stderr, "hees eval: writing the output: %v\n", err)
-		return exitFailure
+		return report(stderr, name, fmt.Errorf("writing the output: %w", err))
 	}
 	return status
 }
@@ -60,8 +56,7 @@ func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 func printOptimum(out *bufio.Writer, stderr io.Writer, p objectives.Problem) int {
 	x, f, ok := p.Optimum()
 	if !ok {
-		fmt.Fprintf(stderr, "hees eval: the optimum of %s is not known\n", p.Name())
-		return exitFailure
+		return report(stderr, "hees eval", fmt.Errorf("the optimum of %s is not known", p.Name()))
 	}
 	fmt.Fprintf(out, "%s\n%s\n", formatPoint(x), formatValue(f))
 	return exitOK
@@ -87,12 +82,10 @@ func evalLines(in io.Reader, out *bufio.Writer, stderr io.Writer, p objectives.P
 		// reports the write error.
 		return exitFailure
 	}
-	if tooLong := (*points.LineTooLongError)(nil); errors.As(err, &tooLong) {
-		fmt.Fprintf(stderr, "hees eval: %v\n", err)
-	} else {
-		fmt.Fprintf(stderr, "hees eval: reading standard input: %v\n", err)
+	if tooLong := (*points.LineTooLongError)(nil); !errors.As(err, &tooLong) {
+		err = fmt.Errorf("reading standard input: %w", err)
 	}
-	return exitFailure
+	return report(stderr, "hees eval", err)
 }
 
 // formatValue writes v in the shortest form that parses back to v.

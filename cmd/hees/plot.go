@@ -17,7 +17,8 @@ import (
 
 // runPlot is the plot command.
 func runPlot(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("hees plot", flag.ContinueOnError)
+	const name = "hees plot"
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	out := fs.String("o", "", "output `FILE`; empty means TRACE with the extension .svg")
 	fopt := fs.String("fopt", "", "optimal value `F*`: plot f - F* instead of f")
 	title := fs.String("title", "", "figure `TITLE`; empty means the trace's file name")
@@ -29,21 +30,17 @@ func runPlot(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	switch {
 	case len(positional) == 0:
-		fmt.Fprintln(stderr, "hees plot: name the trace file: hees plot TRACE.csv (run 'hees help plot')")
-		return exitUsage
+		return report(stderr, name, usagef("name the trace file: hees plot TRACE.csv (run 'hees help plot')"))
 	case len(positional) > 1:
-		fmt.Fprintf(stderr, "hees plot: unexpected argument %q (one trace file at a time)\n", positional[1])
-		return exitUsage
+		return report(stderr, name, usagef("unexpected argument %q (one trace file at a time)", positional[1]))
 	case *width < 200 || *height < 150:
-		fmt.Fprintf(stderr, "hees plot: -width %d -height %d is too small, want at least 200 by 150\n", *width, *height)
-		return exitUsage
+		return report(stderr, name, usagef("-width %d -height %d is too small, want at least 200 by 150", *width, *height))
 	}
 	shift := 0.0
 	if *fopt != "" {
 		v, ok := points.ParseFinite(*fopt)
 		if !ok {
-			fmt.Fprintf(stderr, "hees plot: -fopt %q is not a finite number\n", *fopt)
-			return exitUsage
+			return report(stderr, name, usagef("-fopt %q is not a finite number", *fopt))
 		}
 		shift = v
 	}
@@ -56,17 +53,16 @@ func runPlot(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 
 	tr, err := traceplot.ReadFile(in)
-	if err != nil {
-		fmt.Fprintf(stderr, "hees plot: %v\n", err)
+	if errors.Is(err, os.ErrNotExist) {
 		// A missing input file is a usage error, as a missing state file is.
-		if errors.Is(err, os.ErrNotExist) {
-			return exitUsage
-		}
-		return exitFailure
+		return report(stderr, name, &usageError{err.Error()})
+	}
+	if err != nil {
+		return report(stderr, name, err)
 	}
 	if n := tr.Hidden(*fopt != "", shift); n > 0 {
-		fmt.Fprintf(stderr, "hees plot: warning: %s: %d values are at or below -fopt %s and are not drawn on the logarithmic axis of f - F*\n",
-			in, n, formatValue(shift))
+		fmt.Fprintf(stderr, "%s: warning: %s: %d values are at or below -fopt %s and are not drawn on the logarithmic axis of f - F*\n",
+			name, in, n, formatValue(shift))
 	}
 	fig, err := tr.Figure(*title, *fopt != "", shift)
 	if err == nil {
@@ -77,8 +73,7 @@ func runPlot(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "hees plot: %s: %v\n", in, err)
-		return exitFailure
+		return report(stderr, name, fmt.Errorf("%s: %w", in, err))
 	}
 	fmt.Fprintf(stdout, "wrote %s\n", *out)
 	return exitOK
