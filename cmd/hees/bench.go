@@ -17,21 +17,11 @@ import (
 	"github.com/hees-dev/hees/objectives"
 )
 
-// defaultBenchAlgos are the strategies benchmarked by default, those of
-// them that package es provides.
-var defaultBenchAlgos = []string{"hees", "cmaes", "cma11"}
-
 // benchFlags returns the flag set of hees bench bound to b.
 func benchFlags(b *benchSettings) (*flag.FlagSet, *benchLists) {
 	fs := flag.NewFlagSet("hees bench", flag.ContinueOnError)
 	lists := &benchLists{}
-	var defaults []string
-	for _, name := range defaultBenchAlgos {
-		if slices.Contains(es.Names(), name) {
-			defaults = append(defaults, name)
-		}
-	}
-	fs.StringVar(&lists.algos, "algo", strings.Join(defaults, ","), "comma-separated `STRATEGIES`: "+strings.Join(es.Names(), ", "))
+	fs.StringVar(&lists.algos, "algo", "hees,cmaes,cma11", "comma-separated `STRATEGIES`: "+strings.Join(es.Names(), ", "))
 	fs.StringVar(&lists.suite, "suite", "bbob", "benchmark `SUITE`: only bbob")
 	fs.StringVar(&lists.functions, "functions", "1-24", "`LIST` of functions, such as 1-24 or 1,2,5-9")
 	fs.StringVar(&lists.dims, "dims", "2,3,5,10,20", "`LIST` of dimensions, at least 2")
