@@ -17,84 +17,11 @@ import (
 	"github.com/hees-dev/hees/objectives"
 )
 
-const benchHelp = `Usage: hees bench -out DIR [flags]
-
-Benchmarks strategies on COCO's noiseless bbob suite (24 functions, COCO's
-instances, docs/BBOB.md) and writes, under DIR:
-
-  <strategy>/             COCO data of the bbob observer (bbobexp_f<F>.info,
-                          data_f<F>/bbobexp_f<F>_DIM<D>.dat, .tdat, .rdat),
-                          for COCO's post-processing, such as
-                          python -m cocopp DIR/ipop-hees DIR/ipop-cmaes
-  summary.csv             per strategy, function and dimension: runs,
-                          successes (runs that reached 1e-8) and the ERT to
-                          the targets 1e1, 1e0, ..., 1e-8
-  ecdf_d<D>.svg           per dimension, all strategies: the fraction of
-                          (function, target) pairs solved against
-                          log10(evaluations / d), 51 targets 10^[-8..2]
-  ert_ratio_d<D>.md       per dimension, when hees and cmaes both run:
-                          ERT(hees) / ERT(cmaes) per function at 1e1, 1e-1,
-                          1e-3, 1e-5 and 1e-8 (one table per restart mode)
-  best2009_ratio_d<D>.md  per dimension, each strategy's ERT / ERT(best
-                          2009) per function at 1e-7, the ratio cocopp's
-                          tables show, and its geometric mean over the
-                          functions the strategy solved; best 2009 is
-                          COCO's reference algorithm, per function,
-                          dimension and target the best of the 31
-                          algorithms of BBOB-2009
-  best09-16_ratio_d<D>.md the same against best 2009-2016
-  runs/                   one record per finished run
-
-Every (strategy, function, dimension, instance) is one run: the strategy
-with its default parameters (with -pairs or -lambda, the population they
-set; the records keep it, and a bench with another one needs another -out),
-sigma0 = -sigma0, the initial mean uniform in
-[-5, 5]^d (the suite's region of interest), and the seed
-FNV-1a-64("<strategy>/f<F>/d<D>/i<I>") (the plain strategy name, e.g.
-"hees/f1/d2/i1", also with restarts, so a run with restarts follows the
-plain run until its first restart). A run ends when it evaluates
-f - fopt <= 1e-8, when the next generation would exceed -budget x d
-evaluations, or, without restarts, when the strategy stops. With -restarts
-ipop a stopped strategy restarts from a new mean uniform in [-5, 5]^d (the
-full HE-ES and CMA-ES with a doubled population, the fixed-population
-strategies with the same) until the target or the budget; the strategy's
-name then gets the prefix "ipop-". -restarts bipop (hees and cmaes only)
-alternates such doubled populations with small ones, a random smaller
-population and sigma0, balancing the evaluations of the two regimes
-(Hansen's BIPOP); the prefix is "bipop-". -restarts ipop,bipop runs every
-strategy with each mode that applies to it. Targets, logging triggers and
-the ERT are COCO's (internal/coco); the ECDF counts the runs as they are,
-without the simulated restarts of COCO's plots. The .info files carry
-hees's version (hees version) in coco_version, the ratio tables in their
-heading.
-
-At the end, hees bench prints per strategy and dimension the runs that
-reached 1e-8, and the geometric means of ERT / ERT(best 2009) and
-ERT / ERT(best 2009-2016) at 1e-7, with the number of functions in each
-mean and of those only the reference solved.
-
-The runs are spread over -workers goroutines, one run per goroutine at a
-time: the output does not depend on -workers. A bench stopped by Ctrl-C
-keeps its finished runs in DIR/runs; the same command resumes it and does
-not redo them. The final files are built from the records in a fixed order.
-
-`
-
-// defaultBenchAlgos are the strategies benchmarked by default, those of
-// them that package es provides.
-var defaultBenchAlgos = []string{"hees", "cmaes", "cma11"}
-
 // benchFlags returns the flag set of hees bench bound to b.
 func benchFlags(b *benchSettings) (*flag.FlagSet, *benchLists) {
 	fs := flag.NewFlagSet("hees bench", flag.ContinueOnError)
 	lists := &benchLists{}
-	var defaults []string
-	for _, name := range defaultBenchAlgos {
-		if slices.Contains(es.Names(), name) {
-			defaults = append(defaults, name)
-		}
-	}
-	fs.StringVar(&lists.algos, "algo", strings.Join(defaults, ","), "comma-separated `STRATEGIES`: "+strings.Join(es.Names(), ", "))
+	fs.StringVar(&lists.algos, "algo", "hees,cmaes,cma11", "comma-separated `STRATEGIES`: "+strings.Join(es.Names(), ", "))
 	fs.StringVar(&lists.suite, "suite", "bbob", "benchmark `SUITE`: only bbob")
 	fs.StringVar(&lists.functions, "functions", "1-24", "`LIST` of functions, such as 1-24 or 1,2,5-9")
 	fs.StringVar(&lists.dims, "dims", "2,3,5,10,20", "`LIST` of dimensions, at least 2")

@@ -7,60 +7,34 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 
 	"github.com/hees-dev/hees/internal/points"
 	"github.com/hees-dev/hees/objectives"
 )
 
-const evalHelp = `Usage: hees eval -f SPEC -d D [-opt] < points
-
-Evaluates the problem SPEC in dimension D at the points read from standard
-input, one point per line: D numbers separated by spaces or commas. Prints
-one value per line, in the shortest form that reads back to the same
-float64 (strconv 'g', -1). Blank lines are skipped.
-
-A bad line (the wrong count of numbers, something that is not a number, an
-empty field between commas) is reported on standard error with its line
-number, and nothing is printed for it; the remaining lines are still
-evaluated, so each good line keeps its value, and the exit status is 1.
-
-With -opt, standard input is not read: prints the optimum x* on one line
-(D numbers, so it can be fed back to hees eval) and f* on the next.
-
-%s
-Parameters as in ellipsoid:cond=1e4, rotellipsoid:seed=3,
-quadratic:cond=1e4,seed=3; BBOB instances as in bbob/f10/i3.
-
-Flags:
-`
-
 // runEval is the eval command.
 func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("hees eval", flag.ContinueOnError)
+	const name = "hees eval"
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	spec := fs.String("f", "", "problem `SPEC`, such as sphere or bbob/f10/i3 (required)")
 	dim := fs.Int("d", 0, "dimension `D` (required)")
 	opt := fs.Bool("opt", false, "print x* and f* instead of evaluating points")
-	operands, status, done := parseFlagsOperands(fs, args, fmt.Sprintf(evalHelp, problemList()), stdout, stderr)
+	operands, status, done := parseFlagsOperands(fs, args, withProblems(evalHelp), stdout, stderr)
 	if done {
 		return status
 	}
 	set := given(fs)
 	switch {
 	case len(operands) > 0:
-		fmt.Fprintf(stderr, "hees eval: unexpected argument %q (points are read from standard input)\n", operands[0])
-		return exitUsage
+		return report(stderr, name, usagef("unexpected argument %q (points are read from standard input)", operands[0]))
 	case !set["f"]:
-		fmt.Fprintln(stderr, "hees eval: -f SPEC is required (run 'hees help eval')")
-		return exitUsage
+		return report(stderr, name, usagef("-f SPEC is required (run 'hees help eval')"))
 	case !set["d"]:
-		fmt.Fprintln(stderr, "hees eval: -d D is required (run 'hees help eval')")
-		return exitUsage
+		return report(stderr, name, usagef("-d D is required (run 'hees help eval')"))
 	}
 	p, err := objectives.Parse(*spec, *dim)
 	if err != nil {
-		fmt.Fprintf(stderr, "hees eval: %v\n", err)
-		return exitUsage
+		return report(stderr, name, &usageError{err.Error()})
 	}
 
 	out := bufio.NewWriter(stdout)
@@ -73,8 +47,7 @@ func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		status = evalLines(in, out, stderr, p)
 	}
 	if err := out.Flush(); err != nil {
-		fmt.Fprintf(stderr, "hees eval: writing the output: %v\n", err)
-		return exitFailure
+		return report(stderr, name, fmt.Errorf("writing the output: %w", err))
 	}
 	return status
 }
@@ -83,8 +56,7 @@ func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 func printOptimum(out *bufio.Writer, stderr io.Writer, p objectives.Problem) int {
 	x, f, ok := p.Optimum()
 	if !ok {
-		fmt.Fprintf(stderr, "hees eval: the optimum of %s is not known\n", p.Name())
-		return exitFailure
+		return report(stderr, "hees eval", fmt.Errorf("the optimum of %s is not known", p.Name()))
 	}
 	fmt.Fprintf(out, "%s\n%s\n", formatPoint(x), formatValue(f))
 	return exitOK
@@ -110,41 +82,10 @@ func evalLines(in io.Reader, out *bufio.Writer, stderr io.Writer, p objectives.P
 		// reports the write error.
 		return exitFailure
 	}
-	if tooLong := (*points.LineTooLongError)(nil); errors.As(err, &tooLong) {
-		fmt.Fprintf(stderr, "hees eval: %v\n", err)
-	} else {
-		fmt.Fprintf(stderr, "hees eval: reading standard input: %v\n", err)
+	if tooLong := (*points.LineTooLongError)(nil); !errors.As(err, &tooLong) {
+		err = fmt.Errorf("reading standard input: %w", err)
 	}
-	return exitFailure
-}
-
-// problemList is the "Problems: ..." paragraph of the help, wrapped to 72
-// columns: the classic names, then the BBOB range.
-func problemList() string {
-	var words []string
-	bbob := 0
-	for _, name := range objectives.Names() {
-		if strings.HasPrefix(name, "bbob/") {
-			bbob++
-			continue
-		}
-		words = append(words, name+",")
-	}
-	words = append(words, fmt.Sprintf("bbob/f1 … bbob/f%d.", bbob))
-	var b strings.Builder
-	col := 0
-	for i, w := range append([]string{"Problems:"}, words...) {
-		if i > 0 && col+1+len([]rune(w)) > 72 {
-			b.WriteByte('\n')
-			col = 0
-		} else if i > 0 {
-			b.WriteByte(' ')
-			col++
-		}
-		b.WriteString(w)
-		col += len([]rune(w))
-	}
-	return b.String()
+	return report(stderr, "hees eval", err)
 }
 
 // formatValue writes v in the shortest form that parses back to v.

@@ -5,41 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 
 	"github.com/hees-dev/hees/internal/experiment"
-	"github.com/hees-dev/hees/objectives"
 )
-
-const experimentHelp = `Usage: hees experiment fig2|condition [flags]
-
-Runs one of the experiments behind the figures in docs/ and writes its CSV
-and SVG into the -out directory (created if needed). The runs are spread
-over -workers goroutines; the output does not depend on how many.
-
-fig2       The paper's Figure 2 (docs/ALGORITHMS.md Section 13 item 7): the
-           (1+4)-HE-ES (hees14) and the (1+1)-CMA-ES (cma11) on the sphere,
-           started with sigma0 = 1, m0 = (1, ..., 1) and A0 such that
-           C0 = A0 A0^T = diag(1e6^(-(i-1)/(d-1))) scaled to det 1, the
-           covariance an ellipsoid of condition 1e6 needs. Per iteration,
-           the median over the runs (seeds 1..runs) of cond(C) - 1 and
-           tr(C / det(C)^(1/d)) - d, with C = A A^T. Internal stop
-           criteria on f (tolfun) are off, so every run lasts -iters
-           iterations. Writes fig2.csv and fig2.svg.
-
-condition  Evaluations until a value f <= -target is evaluated, on the
-           ellipsoid sum cond^((i-1)/(d-1)) x_i^2 with cond = 1 (the
-           sphere), 1e2, 1e4 and 1e6, for hees14, hees, cma11 and es11 with
-           their default parameters, sigma0 = 2 and m0 uniform in [-3, 3]^d,
-           and the f-spread stop (tolfun) off; other internal stops end a
-           run without success and are named in the CSV.
-           Run k (1..runs) uses seed k for every strategy and condition, so
-           all strategies start from the same points. A run that reaches
-           -budget evaluations first is capped; its count is a lower bound
-           and the SVG draws it hollow. Writes condition.csv (one row per
-           run), condition_summary.csv (median, min and max per strategy
-           and condition) and condition.svg.
-`
 
 // runExperiment is the experiment command: it dispatches to fig2 or
 // condition.
@@ -50,23 +18,12 @@ func runExperiment(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	switch name := args[0]; name {
 	case "-h", "-help", "--help":
-		io.WriteString(stdout, experimentHelp)
-		for _, e := range []string{"fig2", "condition"} {
-			fs, _, _ := experimentFlags(e)
-			fmt.Fprintf(stdout, "\nFlags of %s:\n", e)
-			fs.SetOutput(stdout)
-			fs.PrintDefaults()
-		}
-		return exitOK
+		return experimentUsage(stdout, "fig2", "condition")
 	case "fig2", "condition":
 		fs, fig2, cond := experimentFlags(name)
 		if err := fs.Parse(args[1:]); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				io.WriteString(stdout, experimentHelp)
-				fmt.Fprintf(stdout, "\nFlags of %s:\n", name)
-				fs.SetOutput(stdout)
-				fs.PrintDefaults()
-				return exitOK
+				return experimentUsage(stdout, name)
 			}
 			fmt.Fprintf(stderr, "hees experiment %s: %v (run 'hees help experiment')\n", name, err)
 			return exitUsage
@@ -76,13 +33,26 @@ func runExperiment(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 		if name == "fig2" {
-			return runFig2(fig2, stdout, stderr)
+			return runChecked(fs.Name(), fig2.Check, fig2.Run, fig2.out, stdout, stderr)
 		}
-		return runCondition(cond, stdout, stderr)
+		return runChecked(fs.Name(), cond.Check, cond.Run, cond.out, stdout, stderr)
 	default:
 		fmt.Fprintf(stderr, "hees experiment: unknown experiment %q: want fig2 or condition\n", name)
 		return exitUsage
 	}
+}
+
+// experimentUsage prints the help of hees experiment with the flags of the
+// experiments names.
+func experimentUsage(stdout io.Writer, names ...string) int {
+	io.WriteString(stdout, experimentHelp)
+	for _, name := range names {
+		fs, _, _ := experimentFlags(name)
+		fmt.Fprintf(stdout, "\nFlags of %s:\n", name)
+		fs.SetOutput(stdout)
+		fs.PrintDefaults()
+	}
+	return exitOK
 }
 
 // experimentFlags returns the flag set of the experiment name with its
@@ -129,61 +99,19 @@ type experimentCommon struct {
 	out                *string
 }
 
-// checkCommon reports the first bad setting that every experiment has as a
-// usageError.
-func checkCommon(dim, runs, workers int, out string) error {
-	switch {
-	case dim < 2:
-		return usagef("-d is %d, want at least 2 (the HE-ES compares two directions)", dim)
-	case dim > objectives.MaxDim:
-		return usagef("-d is %d, want at most %d", dim, objectives.MaxDim)
-	case runs < 1:
-		return usagef("-runs is %d, want at least 1", runs)
-	case workers < 0:
-		return usagef("-workers is %d, want 0 (the number of CPUs) or more", workers)
+// runChecked checks the settings of an experiment (check, then the output
+// directory out), runs it, writes its files in out and returns the exit
+// status; name prefixes the error lines.
+func runChecked(name string, check func() error, run func(io.Writer) ([]experiment.File, error), out string, stdout, stderr io.Writer) int {
+	switch err := check(); {
+	case err != nil:
+		return report(stderr, name, &usageError{err.Error()})
 	case out == "":
-		return usagef("-out is empty, want a directory")
+		return report(stderr, name, usagef("-out is empty, want a directory"))
 	}
-	return nil
-}
-
-// runFig2 checks the settings of hees experiment fig2, runs it and writes
-// its files.
-func runFig2(e *fig2Settings, stdout, stderr io.Writer) int {
-	err := checkCommon(e.Dim, e.Runs, e.Workers, e.out)
-	switch {
-	case err != nil:
-	case e.Iters < 1:
-		err = usagef("-iters is %d, want at least 1", e.Iters)
-	case e.Every < 1:
-		err = usagef("-every is %d, want at least 1", e.Every)
-	}
-	return runChecked("hees experiment fig2", err, e.Run, e.out, stdout, stderr)
-}
-
-// runCondition checks the settings of hees experiment condition, runs it
-// and writes its files.
-func runCondition(e *conditionSettings, stdout, stderr io.Writer) int {
-	err := checkCommon(e.Dim, e.Runs, e.Workers, e.out)
-	switch {
-	case err != nil:
-	case e.Budget < 1:
-		err = usagef("-budget is %d, want at least 1", e.Budget)
-	case math.IsNaN(e.Target) || math.IsInf(e.Target, 0):
-		err = usagef("-target is %v, want a finite number", e.Target)
-	}
-	return runChecked("hees experiment condition", err, e.Run, e.out, stdout, stderr)
-}
-
-// runChecked runs an experiment whose settings were checked with the result
-// err, writes its files in out and returns the exit status; name prefixes
-// the error lines.
-func runChecked(name string, err error, run func(io.Writer) ([]experiment.File, error), out string, stdout, stderr io.Writer) int {
+	files, err := run(stdout)
 	if err == nil {
-		var files []experiment.File
-		if files, err = run(stdout); err == nil {
-			err = experiment.WriteFiles(out, files, func(path string) { fmt.Fprintf(stdout, "wrote %s\n", path) })
-		}
+		err = experiment.WriteFiles(out, files, func(path string) { fmt.Fprintf(stdout, "wrote %s\n", path) })
 	}
 	if err != nil {
 		return report(stderr, name, err)

@@ -15,34 +15,10 @@ import (
 	"github.com/hees-dev/hees/internal/traceplot"
 )
 
-const plotHelp = `Usage: hees plot [flags] TRACE.csv|LOG.csv
-
-Draws a run trace, as written by hees run -trace, as an SVG of up to four
-panels against evaluations, with logarithmic y axes: the objective (best
-value so far and the generation's best, minus -fopt when it is given),
-the step size sigma, the condition number of C = A A^T and the normalised
-trace tr(C / det(C)^(1/d)), which is d for an isotropic C. When the trace
-has the A^T H A columns (runs on a quadratic with a known Hessian), their
-condition number and normalised trace are drawn too. The columns are found
-by their names in the CSV header; a panel whose columns are missing or
-empty is left out. Flags may come before or after TRACE.csv.
-
-An evaluation log written by hees run -log (its header starts with
-"evaluation") is drawn as one panel: the value of every evaluation whose
-status is ok, and the best so far. Lines that start with "#" are skipped.
-
-f* of a test problem is printed by hees eval -f SPEC -d D -opt. Without
--fopt, the values are drawn as they are: on a logarithmic axis when they are
-all positive, otherwise on a linear one. With -fopt, values at or below F*
-cannot be drawn on the logarithmic axis of f - F*: a warning on standard
-error counts them.
-
-Flags:
-`
-
 // runPlot is the plot command.
 func runPlot(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("hees plot", flag.ContinueOnError)
+	const name = "hees plot"
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	out := fs.String("o", "", "output `FILE`; empty means TRACE with the extension .svg")
 	fopt := fs.String("fopt", "", "optimal value `F*`: plot f - F* instead of f")
 	title := fs.String("title", "", "figure `TITLE`; empty means the trace's file name")
@@ -54,21 +30,17 @@ func runPlot(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	switch {
 	case len(positional) == 0:
-		fmt.Fprintln(stderr, "hees plot: name the trace file: hees plot TRACE.csv (run 'hees help plot')")
-		return exitUsage
+		return report(stderr, name, usagef("name the trace file: hees plot TRACE.csv (run 'hees help plot')"))
 	case len(positional) > 1:
-		fmt.Fprintf(stderr, "hees plot: unexpected argument %q (one trace file at a time)\n", positional[1])
-		return exitUsage
+		return report(stderr, name, usagef("unexpected argument %q (one trace file at a time)", positional[1]))
 	case *width < 200 || *height < 150:
-		fmt.Fprintf(stderr, "hees plot: -width %d -height %d is too small, want at least 200 by 150\n", *width, *height)
-		return exitUsage
+		return report(stderr, name, usagef("-width %d -height %d is too small, want at least 200 by 150", *width, *height))
 	}
 	shift := 0.0
 	if *fopt != "" {
 		v, ok := points.ParseFinite(*fopt)
 		if !ok {
-			fmt.Fprintf(stderr, "hees plot: -fopt %q is not a finite number\n", *fopt)
-			return exitUsage
+			return report(stderr, name, usagef("-fopt %q is not a finite number", *fopt))
 		}
 		shift = v
 	}
@@ -81,17 +53,16 @@ func runPlot(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 
 	tr, err := traceplot.ReadFile(in)
-	if err != nil {
-		fmt.Fprintf(stderr, "hees plot: %v\n", err)
+	if errors.Is(err, os.ErrNotExist) {
 		// A missing input file is a usage error, as a missing state file is.
-		if errors.Is(err, os.ErrNotExist) {
-			return exitUsage
-		}
-		return exitFailure
+		return report(stderr, name, &usageError{err.Error()})
+	}
+	if err != nil {
+		return report(stderr, name, err)
 	}
 	if n := tr.Hidden(*fopt != "", shift); n > 0 {
-		fmt.Fprintf(stderr, "hees plot: warning: %s: %d values are at or below -fopt %s and are not drawn on the logarithmic axis of f - F*\n",
-			in, n, formatValue(shift))
+		fmt.Fprintf(stderr, "%s: warning: %s: %d values are at or below -fopt %s and are not drawn on the logarithmic axis of f - F*\n",
+			name, in, n, formatValue(shift))
 	}
 	fig, err := tr.Figure(*title, *fopt != "", shift)
 	if err == nil {
@@ -102,8 +73,7 @@ func runPlot(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "hees plot: %s: %v\n", in, err)
-		return exitFailure
+		return report(stderr, name, fmt.Errorf("%s: %w", in, err))
 	}
 	fmt.Fprintf(stdout, "wrote %s\n", *out)
 	return exitOK

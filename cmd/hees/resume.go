@@ -11,36 +11,6 @@ import (
 	"io"
 )
 
-const resumeHelp = `Usage: hees resume [flags] FILE
-
-Continues the run whose checkpoint FILE was written by hees run -checkpoint,
-from the last generation in FILE, with the settings stored there: the
-problem or program, the strategy and its seed, the budget, the target,
--restarts, -workers, -max-time, -trace, -log and -checkpoint-every. It keeps
-writing FILE as the run did, so a run may be stopped and resumed any number
-of times.
-
-It prints the summary that the run would have printed had it never been
-stopped; with -json, the same bytes. So the evaluations of a generation
-abandoned by the interruption are not counted: they were never told to the
-strategy, and the resumed run evaluates that generation again. A run that
-had already finished is not continued: its summary is printed again.
--max-time limits each invocation anew.
-
-The run keeps its files and its program where they were: the program of
--cmd runs in the directory hees run was started in, and a relative -trace
-names a file there, wherever hees resume is started. So FILE holds a
-command that hees resume runs: a checkpoint is as powerful as a shell
-script. Resume only checkpoints you trust.
-
-A missing FILE is a usage error (exit status 2). A truncated or corrupted
-FILE, a file of another version, or one that is not a checkpoint is an error
-that says which (exit status 1); FILE is then left as it is, and no run is
-started.
-
-Flags:
-`
-
 // runResume is the resume command.
 func runResume(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	const name = "hees resume"

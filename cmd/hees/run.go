@@ -43,117 +43,6 @@ const (
 	defaultCheckpointEvery = 10
 )
 
-const runHelp = `Usage: hees run [flags]
-
-Minimizes a test problem (-f SPEC) or an external program (-cmd) with an
-evolution strategy. "hees run" alone runs hees on the 10-D ellipsoid.
-
-Prints a summary: the strategy, the problem, the evaluations, the best value
-and point, why the run stopped, and the time. With -json the summary is one
-JSON object: strategy, problem (or command), dim, seed, max_evals, target,
-evals, generations, restarts, f_best, x_best, stop_reason, error when the
-run failed, and version (as hees version prints it). It has no time field, so the same flags give the same bytes
-whatever -workers is. Floats read back to the same float64 bits; a value
-that JSON cannot hold is written as the string "NaN", "+Inf" or "-Inf".
-
-The run stops at the first of: the target is reached, the budget would be
-exceeded by the next generation, the strategy's own criteria (and with
--restarts ipop or bipop, no restart is left), -max-time passes, Ctrl-C,
-SIGTERM or SIGHUP.
-
-With -cmd "PROGRAM ARGS", PROGRAM is started once per worker and kept
-running: hees writes a point to its standard input as one line of d numbers
-separated by spaces and reads the value from its standard output, exactly
-one line per point. The program must read its input line by line and flush
-its output after each answer: one that reads its input in blocks (mawk
-without -W interactive) or keeps its answers in a buffer waits forever for
-the rest of a block, and after 10 s of waiting hees says which process and
-point it waits for; -eval-timeout bounds the wait. The program must exit at
-the end of its input. It runs in the directory hees run was started in,
-also when hees resume continues the run elsewhere. A crash, an answer that
-is not a number or a missing answer stops the run: the error (naming the
-point and the program's standard error) and the best point so far are
-printed, exit status 1.
-With -on-error nan a failed point is ranked worst instead (told to the
-strategy as NaN and counted as an evaluation), the crashed program is
-restarted and the run goes on; it stops with the reason "too many
-failures" after 50 failed points in a row. -retries N evaluates a failed
-point again, in a restarted program, up to N times first. Which points
-fail and how they count does not depend on -workers.
-
-With -lower and -upper every point evaluated (and printed) lies in the box
-[L, U]: the strategy samples without bounds and each candidate is carried
-into the box by a smooth map that is the identity on the inner 90%% of the
-box. Each flag takes one number for every coordinate or d numbers
-separated by commas; a side may be absent, and inf or -inf leaves one
-coordinate open. x0 is then drawn in the box (a given -x0 must lie in it),
-sigma0 defaults to 0.3 times the box width (with unequal widths, per
-coordinate), and checkpoints keep the box. -stds S1,...,Sd scales the
-initial step of coordinate i to sigma0*Si.
-
--inject FILE evaluates known points (one per line, d numbers separated by
-blanks or commas, # comments) before the first generation: a better one
-becomes the best point, and es11, hees14 and cma11 continue from it.
-
-Each copy of PROGRAM finds its worker index, 0 to N-1 for -workers N, in
-the environment variable HEES_WORKER, for scratch files of its own.
-
-The population is the strategy's default unless -pairs N (hees: N mirrored
-pairs, so a generation evaluates 2N+1 points, the mean included) or -lambda
-N (cmaes: N points a generation) sets it; a population as large as a
-multiple of -workers keeps every worker busy. -x0 @FILE reads the initial
-mean from FILE: d numbers separated by spaces, commas or newlines.
-
-With -log FILE, every evaluation is appended to FILE as one CSV row, right
-after its generation: one write per generation, so a killed run keeps every
-generation it finished. FILE goes to the disk (fsync) before each
-checkpoint and at the end only, so a crash of the machine may lose the rows
-written since. A new FILE starts with comment lines "# name: value" that
-describe the run (the hees version, the strategy, the problem or command,
-d, the seed, the population, the budget and the target), then the header
-
-  evaluation,generation,row,status,f,x1,...,xd
-
-evaluation counts from 1, generation and row name the candidate (as the
-IDs of hees ask do), status is ok, or failed for a point whose evaluation
-failed and was ranked worst (-on-error nan; f is then NaN), and f is the
-value. An existing FILE is appended to (it must have the same header): the comment lines of the new
-run come first, and a resumed run says after which generation it goes on
-(it evaluates the generations after its checkpoint again). The rows do not
-depend on -workers.
-
-With -trace FILE, one row per generation (see hees help plot) goes to FILE
-as the run goes, after the same comment lines. The columns on C = A A^T and
-A^T H A cost O(d^3) each time; by default they are computed every
-max(1, ceil(k d / lambda)) generations, lambda the population, k = 40 (100
-when the Hessian is known), which keeps them below about a tenth of the
-run's time at any d; -trace-every N sets the interval.
-
-On a terminal, a status line on standard error shows the evaluations, the
-best value, sigma and cond(C) (up to d = 100), at most 4 times a second;
-elsewhere nothing is shown unless -v (a line a second). -q shows nothing.
-Ctrl-C stops the run, and the best point so far is printed with the stop
-reason "canceled" and exit status 1.
-
-With -checkpoint FILE, the run keeps its complete state (the strategy, the
-settings, the trace so far) in FILE, which must not exist yet: FILE is
-written at the start, after every N generations (-checkpoint-every), at the
-end and on Ctrl-C, SIGTERM or SIGHUP, and each write replaces it atomically
-(a crash leaves the previous version); a failed write stops the run with the
-stop reason "checkpoint error". "hees resume FILE" continues a run
-stopped by a signal, a crash, a kill, -max-time or a failed program from
-the last state in FILE, and prints what the run would have printed had it
-not been stopped: with -json, the same bytes. FILE.lock, next to FILE, keeps
-two processes from running the same checkpoint. With -trace, the trace file
-grows at each checkpoint rather than after each generation. FILE holds
-the -cmd program, which hees resume runs: a checkpoint is as powerful as a
-shell script, so resume only checkpoints you trust.
-
-%s
-
-Flags:
-`
-
 // runFlags are the flags of hees run.
 type runFlags struct {
 	strategyFlags
@@ -256,7 +145,7 @@ func runRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.IntVar(&rf.retries, "retries", 0, "evaluate a failed point again up to `N` times (with -cmd, in a restarted program) before -on-error applies")
 	fs.StringVar(&rf.inject, "inject", "", "evaluate the known points in `FILE` (one per line, d numbers separated by spaces or commas) before the first generation")
 	rf.outputFlags.register(fs)
-	if status, done := parseFlags(fs, args, fmt.Sprintf(runHelp, problemList()), stdout, stderr); done {
+	if status, done := parseFlags(fs, args, withProblems(runHelp), stdout, stderr); done {
 		return status
 	}
 	rf.sigma0Given = given(fs)["sigma0"]

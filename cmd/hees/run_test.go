@@ -168,6 +168,7 @@ func init() {
 		cliCase{"help_tell", []string{"help", "tell"}, ""},
 		cliCase{"help_status", []string{"status", "-help"}, ""},
 		cliCase{"help_worker", []string{"help", "worker"}, ""},
+		cliCase{"help_bench", []string{"bench", "-h"}, ""},
 		cliCase{"run_unknown_algorithm", []string{"run", "-algo", "bipop"}, ""},
 		cliCase{"run_unknown_problem", []string{"run", "-f", "spehre"}, ""},
 		cliCase{"run_dim_zero", []string{"run", "-d", "0"}, ""},

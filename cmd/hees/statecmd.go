@@ -17,102 +17,6 @@ import (
 	"github.com/hees-dev/hees/internal/session"
 )
 
-// asktellHelp is the part of the help shared by init, ask, tell, status
-// and worker.
-const asktellHelp = `Ask/tell through a state file lets any job system (a shell loop, GNU
-parallel, Slurm) drive an optimisation:
-
-  hees init -state run.hees -algo hees -d 10 -seed 1
-  hees ask -state run.hees > batch        # pending candidates: ID x1 ... xd
-  ... evaluate each line, anywhere, in any order ...
-  hees tell -state run.hees g0-3@5f3a9c01 1.25
-  hees status -state run.hees
-
-or with a pool of long-lived workers, as many as wanted, on one machine or
-on several sharing the file system:
-
-  hees worker -state run.hees -cmd ./sim
-
-IDs are g<generation>-<row>@<run>, such as g12-3@5f3a9c01: row 3 of
-generation 12 (counted over all restarts) of the run whose identity
-5f3a9c01 hees init drew, so an ID is never reused within a run and a tell
-computed for another run (before hees init -force made a new one in the
-same file) is refused. "hees ask" prints the candidates of the current
-generation whose values have not been told yet, the same ones until they
-are, and nothing once the run has stopped. "hees ask -claim N" prints up
-to N of them that no one else holds and leases them to the caller for
--lease: an expired lease counts as a failed attempt and makes its candidate
-claimable again. "hees tell" reads "ID VALUE" lines (or one ID VALUE on the
-command line); the generation advances when all its values are in. Values
-may be NaN or Inf (ranked worst); -Inf stops the run. The VALUE "failed"
-reports a failed evaluation: the candidate is claimable again until its
-failed attempts exceed -retries, and then gets the -on-error policy of
-hees init (nan: told NaN; stop: the run stops). A value told by anyone
-completes its candidate, leased or not; telling it again with the same
-value (the same float64) changes nothing and succeeds.
-
-Every command that writes takes the lock file FILE.lock (flock(2); on a
-shared file system the lock must work across machines), and every write
-replaces the state file atomically. Leases are wall-clock times in the
-file: the machines' clocks must agree to well within a lease.
-
-A tell is all or nothing: when a line is bad, every bad line is reported
-and nothing of that input is applied, so the corrected input can be told
-again. Exit status of tell: 0 applied (repeats of a value told before
-included), 1 bad input (not "ID VALUE", an ID of another run, an ID that
-does not exist, an ID twice in the input) or another failure, 2 usage
-error, 3 the run has stopped, 4 a value differs from the one told before
-(the first of 1, 4, 3 that applies). "hees ask -claim" and "hees worker"
-exit with 3 and 0 when the run has stopped.
-
-`
-
-const initHelp = `Usage: hees init -state FILE -d D [flags]
-
-Creates the ask/tell state FILE of a new run. It refuses to replace an
-existing file unless -force is given. With -lower and -upper (see 'hees
-help run') FILE keeps the box, and every candidate hees ask prints lies in
-it.
-
-` + asktellHelp + `Flags:
-`
-
-const askHelp = `Usage: hees ask -state FILE [-claim N [-lease DURATION] [-wait]]
-
-Prints the pending candidates of the run in FILE, one per line: the ID,
-then the d coordinates, in the shortest form that reads back to the same
-float64. With -claim N, prints up to N candidates that no live lease holds
-and leases them to the caller (under the lock); without -wait it prints
-nothing when all are leased, and with -wait it waits (polling the file,
-from 50 ms up to 2 s apart) until one can be claimed. With -claim, the
-exit status is 3 when the run has stopped.
-
-` + asktellHelp + `Flags:
-`
-
-const tellHelp = `Usage: hees tell -state FILE < values
-       hees tell -state FILE ID VALUE
-
-Reads "ID VALUE" lines from standard input (blank lines are skipped), or
-takes one ID and VALUE from the command line, and records the values in
-FILE. VALUE is a number or "failed".
-
-` + asktellHelp + `Flags:
-`
-
-const statusHelp = `Usage: hees status -state FILE [-json]
-
-Prints the progress of the run in FILE: the strategy, the run's identity,
-the generation and its told, pending and leased values, the evaluations,
-the best value and point so far (including the values told in the current
-generation), sigma, and whether the run has stopped and why. With -json:
-one JSON object with run_id, algo, strategy, dim, seed, generation, evals,
-restarts, told, pending, leased, sigma, f_best, x_best and stop_reason (""
-while the run goes on).
-
-` + asktellHelp + `Flags:
-`
-
 // Exit statuses of the ask/tell commands besides exitOK, exitFailure and
 // exitUsage.
 const (
@@ -191,9 +95,10 @@ func stateFlagSet(name string) (*flag.FlagSet, *string) {
 }
 
 // parseStateFlags is parseFlags for a FlagSet of stateFlagSet, whose
-// -state is path: a missing -state is a usage error too.
+// -state is path: a missing -state is a usage error too. help is the
+// command's own text; asktellHelp and the flags follow it.
 func parseStateFlags(fs *flag.FlagSet, path *string, args []string, help string, stdout, stderr io.Writer) (status int, done bool) {
-	if status, done := parseFlags(fs, args, help, stdout, stderr); done {
+	if status, done := parseFlags(fs, args, help+asktellHelp+"Flags:\n", stdout, stderr); done {
 		return status, true
 	}
 	if *path == "" {

@@ -8,31 +8,6 @@ import (
 	"github.com/hees-dev/hees/internal/worker"
 )
 
-const workerHelp = `Usage: hees worker -state FILE -cmd PROGRAM [-lease DURATION] [-workers K]
-
-Evaluates the candidates of the ask/tell run in FILE with the external
-PROGRAM until the run stops: it claims a candidate, evaluates it, tells its
-value (and claims the next one under the same lock), and so on. Start as
-many workers as there are processors to use, on one machine or on several
-sharing the file system (srun -n 64 hees worker ...): the result is the
-one of hees run with the same settings, bit for bit, whatever the number
-of workers and the order of their tells.
-
-PROGRAM speaks the protocol of hees run -cmd (see hees help run); each of
-the K evaluation loops of a worker keeps one process of it running. While
-an evaluation runs, the worker renews its lease every third of -lease, so
--lease need not outlast an evaluation: it bounds what a killed worker (or a
-lost machine) costs, after which its candidate is claimed again. A failed
-evaluation (a crash, an answer that is not a number, -eval-timeout) is told
-"failed" and the program is started again; the run's -retries and
--on-error (hees init) say what happens to a candidate that keeps failing.
-When another worker tells the candidate being evaluated first, the
-evaluation is abandoned. Ctrl-C or SIGTERM gives the leases back and exits
-with status 1; the end of the run exits with status 0.
-
-` + asktellHelp + `Flags:
-`
-
 // runWorker is the worker command.
 func runWorker(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	const name = "hees worker"

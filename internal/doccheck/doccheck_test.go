@@ -34,8 +34,9 @@ var otherProjects = []string{"gonum", "go", "golang", "golang/go", "pycma", "num
 // check walks the tree under root (skipping testdata directories and
 // hidden ones) and returns one line per problem, "path:line: what",
 // sorted: a cited document or a Markdown link target that is not in the
-// tree, and an issue-tracker number. In Go files only comments and string
-// literals are read. A cited name resolves against root or against the
+// tree, and an issue-tracker number. It reads Go files (only their
+// comments and string literals), Markdown files and plain text files
+// (*.txt, such as the help texts that cmd/hees embeds). A cited name resolves against root or against the
 // citing file's directory; a link target against the file's directory.
 func check(root string) ([]string, error) {
 	var problems []string
@@ -63,12 +64,12 @@ func check(root string) ([]string, error) {
 			for _, t := range texts {
 				problems = append(problems, checkText(root, rel, t.line, t.text, false)...)
 			}
-		case ".md":
+		case ".md", ".txt":
 			data, err := os.ReadFile(path)
 			if err != nil {
 				return err
 			}
-			problems = append(problems, checkText(root, rel, 1, string(data), true)...)
+			problems = append(problems, checkText(root, rel, 1, string(data), filepath.Ext(path) == ".md")...)
 		}
 		return nil
 	})
@@ -197,7 +198,8 @@ func moduleRoot(t *testing.T) string {
 }
 
 // TestCitationsResolve checks the whole repository: every document cited
-// in Go source or Markdown is in it, and no tracker numbers appear.
+// in Go source, Markdown or plain text is in it, and no tracker numbers
+// appear.
 func TestCitationsResolve(t *testing.T) {
 	problems, err := check(moduleRoot(t))
 	if err != nil {

@@ -4,8 +4,8 @@
 // started with the covariance of an ill-conditioned ellipsoid, and the
 // evaluations to a target against the condition of the ellipsoid. Each
 // experiment spreads its runs over Workers goroutines, prints a summary and
-// returns its CSV and SVG files, which do not depend on Workers. The
-// command line validates the settings.
+// returns its CSV and SVG files, which do not depend on Workers. Check
+// reports bad settings in the words of hees experiment's flags.
 package experiment
 
 import (
@@ -91,6 +91,34 @@ type Fig2 struct {
 	Iters, Every       int
 }
 
+// checkCommon reports the first bad setting that every experiment has.
+func checkCommon(dim, runs, workers int) error {
+	switch {
+	case dim < 2:
+		return fmt.Errorf("-d is %d, want at least 2 (the HE-ES compares two directions)", dim)
+	case dim > objectives.MaxDim:
+		return fmt.Errorf("-d is %d, want at most %d", dim, objectives.MaxDim)
+	case runs < 1:
+		return fmt.Errorf("-runs is %d, want at least 1", runs)
+	case workers < 0:
+		return fmt.Errorf("-workers is %d, want 0 (the number of CPUs) or more", workers)
+	}
+	return nil
+}
+
+// Check reports the first bad setting of e.
+func (e *Fig2) Check() error {
+	switch err := checkCommon(e.Dim, e.Runs, e.Workers); {
+	case err != nil:
+		return err
+	case e.Iters < 1:
+		return fmt.Errorf("-iters is %d, want at least 1", e.Iters)
+	case e.Every < 1:
+		return fmt.Errorf("-every is %d, want at least 1", e.Every)
+	}
+	return nil
+}
+
 // fig2Strategies are the strategies of Figure 2 with their panel titles.
 var fig2Strategies = []struct{ name, title string }{
 	{"hees14", "(1+4)-HE-ES (hees14)"},
@@ -117,8 +145,11 @@ func (e *Fig2) recordedIterations() []int {
 }
 
 // Run runs the experiment, prints its summary on w and returns its files,
-// fig2.csv and fig2.svg.
+// fig2.csv and fig2.svg. Bad settings are Check's error.
 func (e *Fig2) Run(w io.Writer) ([]File, error) {
+	if err := e.Check(); err != nil {
+		return nil, err
+	}
 	its := e.recordedIterations()
 	runs := make([]fig2Run, len(fig2Strategies)*e.Runs)
 	err := workpool.Run(context.Background(), len(runs), workpool.Size(e.Workers, len(runs)), func(_ context.Context, i int) error {
@@ -391,6 +422,19 @@ var (
 	ConditionNumbers    = []float64{1, 1e2, 1e4, 1e6}
 )
 
+// Check reports the first bad setting of e.
+func (e *Condition) Check() error {
+	switch err := checkCommon(e.Dim, e.Runs, e.Workers); {
+	case err != nil:
+		return err
+	case e.Budget < 1:
+		return fmt.Errorf("-budget is %d, want at least 1", e.Budget)
+	case math.IsNaN(e.Target) || math.IsInf(e.Target, 0):
+		return fmt.Errorf("-target is %v, want a finite number", e.Target)
+	}
+	return nil
+}
+
 // conditionRun is the outcome of one run.
 type conditionRun struct {
 	// evals is the number of evaluations up to and including the first
@@ -407,8 +451,12 @@ func (r *conditionRun) capped() bool { return r.stop == es.ReasonMaxEvals }
 
 // Run runs the experiment, prints its summary on w and returns its files,
 // condition.csv (one row per run), condition_summary.csv (median, min and
-// max per strategy and condition) and condition.svg.
+// max per strategy and condition) and condition.svg. Bad settings are
+// Check's error.
 func (e *Condition) Run(w io.Writer) ([]File, error) {
+	if err := e.Check(); err != nil {
+		return nil, err
+	}
 	perStrategy := len(ConditionNumbers) * e.Runs
 	runs := make([]conditionRun, len(ConditionStrategies)*perStrategy)
 	err := workpool.Run(context.Background(), len(runs), workpool.Size(e.Workers, len(runs)), func(_ context.Context, i int) error {

@@ -2,7 +2,10 @@ package experiment
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/hees-dev/hees/es"
@@ -131,6 +134,42 @@ func TestMedianOf(t *testing.T) {
 		got := Median(append([]float64(nil), tc.in...))
 		if got != tc.want && !(math.IsNaN(got) && math.IsNaN(tc.want)) {
 			t.Errorf("Median(%v) = %v, want %v", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestRunRefusesBadSettings checks that Run reports each bad setting with
+// Check's message before it runs anything, and that good settings pass.
+func TestRunRefusesBadSettings(t *testing.T) {
+	good := Fig2{Dim: 2, Runs: 1, Iters: 1, Every: 1}
+	if err := good.Check(); err != nil {
+		t.Errorf("%+v: Check() = %v, want nil", good, err)
+	}
+	goodCond := Condition{Dim: 2, Runs: 1, Budget: 1, Target: 0}
+	if err := goodCond.Check(); err != nil {
+		t.Errorf("%+v: Check() = %v, want nil", goodCond, err)
+	}
+	type runner interface {
+		Run(io.Writer) ([]File, error)
+	}
+	for _, tc := range []struct {
+		e    runner
+		want string
+	}{
+		{&Fig2{Dim: 1, Runs: 1, Iters: 1, Every: 1}, "-d is 1, want at least 2 (the HE-ES compares two directions)"},
+		{&Fig2{Dim: objectives.MaxDim + 1, Runs: 1, Iters: 1, Every: 1}, fmt.Sprintf("-d is %d, want at most %d", objectives.MaxDim+1, objectives.MaxDim)},
+		{&Fig2{Dim: 2, Runs: 0, Iters: 1, Every: 1}, "-runs is 0, want at least 1"},
+		{&Fig2{Dim: 2, Runs: 1, Workers: -1, Iters: 1, Every: 1}, "-workers is -1, want 0 (the number of CPUs) or more"},
+		{&Fig2{Dim: 2, Runs: 1, Iters: 0, Every: 1}, "-iters is 0, want at least 1"},
+		{&Fig2{Dim: 2, Runs: 1, Iters: 1, Every: 0}, "-every is 0, want at least 1"},
+		{&Condition{Dim: 2, Runs: 0, Budget: 1}, "-runs is 0, want at least 1"},
+		{&Condition{Dim: 2, Runs: 1, Budget: 0}, "-budget is 0, want at least 1"},
+		{&Condition{Dim: 2, Runs: 1, Budget: 1, Target: math.Inf(-1)}, "-target is -Inf, want a finite number"},
+	} {
+		var out strings.Builder
+		files, err := tc.e.Run(&out)
+		if err == nil || err.Error() != tc.want || files != nil || out.Len() > 0 {
+			t.Errorf("%+v: Run() = %d files, %v, output %q; want no files, no output and %q", tc.e, len(files), err, out.String(), tc.want)
 		}
 	}
 }
