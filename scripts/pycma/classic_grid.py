@@ -42,7 +42,9 @@ spread between seeds, but with hees's R both programs solve the same
 problem.
 
 Needs: python3, numpy, and pycma 4.4.0 on PYTHONPATH (the script refuses
-another version); Go and this repository for the rotation, unless
+another version): `pip install cma==4.4.0`, or the directory cma of the
+tag r4.4.0 of github.com/CMA-ES/pycma (PYTHONPATH is the directory that
+holds cma). Go and this repository for the rotation, unless
 --numpy-rotation. Run from anywhere:
 
     PYTHONPATH=/path/to/pycma python3 scripts/pycma/classic_grid.py \
