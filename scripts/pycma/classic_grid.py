@@ -33,7 +33,7 @@ with seed 1): the script asks `hees eval` for f at the unit vectors and at
 their pairwise sums, which gives the matrix M = R^T diag(c) R, and takes R
 from the eigenvectors of M (sorted like c; the sign of a row does not
 change f). It then checks its f against `hees eval` at random points. With
---numpy-rotation it uses instead a rotation from the QR factorisation of a
+-numpy-rotation it uses instead a rotation from the QR factorisation of a
 normal matrix (numpy seed 1), for when Go is not at hand. CMA-ES is
 invariant under rotations, but the start is not: on f(x) = g(R x) a run
 from x0 is a run on g from R x0, so another R moves the start across the
@@ -45,7 +45,7 @@ Needs: python3, numpy, and pycma 4.4.0 on PYTHONPATH (the script refuses
 another version): `pip install cma==4.4.0`, or the directory cma of the
 tag r4.4.0 of github.com/CMA-ES/pycma (PYTHONPATH is the directory that
 holds cma). Go and this repository for the rotation, unless
---numpy-rotation. Run from anywhere:
+-numpy-rotation. Run from anywhere:
 
     PYTHONPATH=/path/to/pycma python3 scripts/pycma/classic_grid.py \
         -out docs/bench/pycma-classic.csv
