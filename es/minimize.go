@@ -274,8 +274,9 @@ const ReasonStrategyError Reason = "strategy error"
 // (ReasonCanceled) or opt.MaxTime passes (ReasonTimeLimit); a Run applies
 // these rules, which a caller who evaluates the candidates elsewhere can use
 // alone. Cancellation and the time limit are checked before every
-// evaluation. A generation during which ctx was canceled is discarded: it is
-// not told to the strategy and its values do not count for the best point.
+// evaluation. A generation during which ctx was canceled, or that ended
+// past the time limit, is discarded: it is not told to the strategy and
+// its values do not count for the best point.
 // These are normal stops: err is nil and Result.Reason names them.
 //
 // When p implements ProblemContext, Minimize calls EvalContext instead of
@@ -316,15 +317,17 @@ func Minimize(ctx context.Context, p Problem, s Strategy, opt Options) (Result, 
 	workers := max(opt.Workers, 1)
 
 	parent := ctx
+	var deadline time.Time
 	if opt.MaxTime > 0 {
+		deadline = start.Add(opt.MaxTime)
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, opt.MaxTime)
+		ctx, cancel = context.WithDeadline(ctx, deadline)
 		defer cancel()
 	}
 	// The evaluations' context: the run's, also canceled by a failure.
 	evalCtx, cancelEvals := context.WithCancel(ctx)
 	defer cancelEvals()
-	ev := &evaluator{problem: p, outer: parent, ctx: evalCtx, cancel: cancelEvals, workers: workers,
+	ev := &evaluator{problem: p, outer: parent, deadline: deadline, ctx: evalCtx, cancel: cancelEvals, workers: workers,
 		policy: opt.OnError, retries: opt.Retries}
 	ev.problemCtx, _ = p.(ProblemContext)
 	if workers > 1 {
@@ -479,6 +482,7 @@ type evaluator struct {
 	problem    Problem
 	problemCtx ProblemContext     // p as a ProblemContext; nil for a plain Problem
 	outer      context.Context    // the caller's, an ancestor of ctx
+	deadline   time.Time          // the time limit's; zero for none
 	ctx        context.Context    // the evaluations': the run's, canceled by a failure
 	cancel     context.CancelFunc // cancels ctx
 	pop        *linalg.Dense
@@ -561,11 +565,14 @@ func (e *evaluator) evaluate(pop *linalg.Dense) bool {
 }
 
 // canceled reports whether the caller's context or the evaluations' is
-// done. Both are checked: a canceled context closes its Done channel before
-// it cancels its children, so an objective that watches the caller's
-// context can see the cancel, and return, before e.ctx is canceled.
+// done, or the time limit has passed. All are checked: a canceled context
+// closes its Done channel before it cancels its children, so an objective
+// that watches the caller's context can see the cancel, and return, before
+// e.ctx is canceled; and the timer that cancels e.ctx at the deadline runs
+// in a goroutine of its own, which a loaded machine may start late.
 func (e *evaluator) canceled() bool {
-	return e.outer.Err() != nil || e.ctx.Err() != nil
+	return e.outer.Err() != nil || e.ctx.Err() != nil ||
+		(!e.deadline.IsZero() && !time.Now().Before(e.deadline))
 }
 
 // claimRows evaluates rows until none is left or the run is halted. The
