@@ -97,7 +97,11 @@ func (f *Files) AfterGeneration(pr es.Progress) error {
 			}
 			status = f.status
 		}
-		err := f.log.Generation(pr.Evals-rows+1, pr.Generation-1, pr.Candidates, pr.Values, status)
+		gen := pr.Generation - 1
+		if pr.Injected {
+			gen = InjectedGeneration
+		}
+		err := f.log.Generation(pr.Evals-rows+1, gen, pr.Candidates, pr.Values, status)
 		if err == nil && f.syncEvery > 0 && pr.Generation%f.syncEvery == 0 {
 			err = f.log.Sync()
 		}
