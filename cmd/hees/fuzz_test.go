@@ -373,7 +373,7 @@ func decodeSeeds(tb testing.TB) []decodeSeed {
 	}
 	rs := checkpoint.Settings{Algo: "hees14", Restarts: "none", Seed: 4, Command: "./sim --fast", Dim: 2, MaxEvals: 50, Workers: 3,
 		EvalTimeout: 5e9, TraceEvery: 1}
-	cp, err := checkpoint.Create(tb.Context(), filepath.Join(dir, "cmd.hees"), 7, &rs, s, nil)
+	cp, err := checkpoint.Create(tb.Context(), filepath.Join(dir, "cmd.hees"), 7, &rs, s, nil, nil)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -246,7 +246,7 @@ func (rf *runFlags) run(ctx context.Context, stdout, stderr io.Writer) int {
 		if settings.Dir, err = os.Getwd(); err != nil {
 			return report(stderr, name, err)
 		}
-		cp, err = checkpoint.Create(ctx, rf.checkpoint, rf.checkpointEvery, &settings, s, runner.Metadata(&settings, problem, s))
+		cp, err = checkpoint.Create(ctx, rf.checkpoint, rf.checkpointEvery, &settings, s, inject, runner.Metadata(&settings, problem, s))
 		if err != nil {
 			return report(stderr, name, err)
 		}
