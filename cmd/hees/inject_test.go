@@ -1,14 +1,19 @@
 package main
 
 import (
+	"bytes"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/hees-dev/hees/internal/checkpoint"
+	"github.com/hees-dev/hees/objectives"
 )
 
 // readCheckpoint decodes the checkpoint at path.
@@ -102,4 +107,115 @@ func boolInt(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// TestInitInject drives ask/tell runs started by hees init -inject to their
+// end and checks them against hees run -inject with the same settings: the
+// known points are the first candidates, i0-<row>@<run> with the file's
+// coordinates, and the run ends with the best point, the evaluations, the
+// stop and the strategy's final state (hees run's checkpoint) of hees run,
+// bit for bit. One run is told through hees ask and hees tell, one through
+// claims, with a failure of a known point told first (-retries 1), and one
+// through two hees worker processes.
+func TestInitInject(t *testing.T) {
+	dir := t.TempDir()
+	known := filepath.Join(dir, "known")
+	mustWrite(t, known, "# from an earlier study\n1 1 1\n0.25,-0.5,0\n2 2 -1\n", 0o644)
+	points := [][]float64{{1, 1, 1}, {0.25, -0.5, 0}, {2, 2, -1}}
+	p, err := objectives.Parse("sphere", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, algo := range []string{"cma11", "hees"} {
+		args := []string{"-d", "3", "-seed", "3", "-algo", algo, "-max-evals", "80", "-target", "none", "-inject", known}
+		cp := filepath.Join(dir, algo+".cp")
+		runJSON(t, append([]string{"-f", "sphere", "-box", "3", "-checkpoint", cp}, args...)...)
+		wantState := readCheckpoint(t, cp).File.Strategy
+		for _, how := range []string{"ask", "claim", "worker"} {
+			path := filepath.Join(dir, algo+"-"+how+".hees")
+			mustCLI(t, "", append([]string{"init", "-state", path, "-retries", "1"}, args...)...)
+			run := runID(t, path)
+			cands := askAll(t, path)
+			if len(cands) != 3 || status(t, path)["injected"] != true {
+				t.Fatalf("%s: ask printed %d candidates first, status %v", algo, len(cands), status(t, path))
+			}
+			for row, c := range cands {
+				if want := fmt.Sprintf("i0-%d@%s", row, run); c.id != want || fmt.Sprint(c.x) != fmt.Sprint(points[row]) {
+					t.Fatalf("%s: candidate %s %v, want %s %v", algo, c.id, c.x, want, points[row])
+				}
+			}
+			switch how {
+			case "ask":
+				for cands := askAll(t, path); len(cands) > 0; cands = askAll(t, path) {
+					var in strings.Builder
+					for _, c := range cands {
+						fmt.Fprintf(&in, "%s %s\n", c.id, formatValue(p.Eval(c.x)))
+					}
+					mustCLI(t, in.String(), "tell", "-state", path)
+				}
+			case "claim":
+				mustCLI(t, "", "tell", "-state", path, cands[1].id, "failed")
+				for {
+					code, out, errOut := cli("", "ask", "-state", path, "-claim", "4")
+					if code == exitStopped {
+						break
+					}
+					if code != exitOK {
+						t.Fatalf("ask -claim: exit %d, %s", code, errOut)
+					}
+					for line := range strings.Lines(out) {
+						words := strings.Fields(line)
+						x := make([]float64, len(words)-1)
+						for i, w := range words[1:] {
+							x[i], _ = strconv.ParseFloat(w, 64)
+						}
+						mustCLI(t, "", "tell", "-state", path, words[0], formatValue(p.Eval(x)))
+					}
+				}
+			case "worker":
+				command := workerCommand(t, "sphere")
+				workers := []*exec.Cmd{}
+				for range 2 {
+					w, _ := startWorker(t, path, command)
+					workers = append(workers, w)
+				}
+				for i, w := range workers {
+					if err := w.Wait(); err != nil {
+						t.Fatalf("%s: worker %d: %v", algo, i, err)
+					}
+				}
+			}
+			compareWithRun(t, path, "sphere", args)
+			if !bytes.Equal(savedStrategy(t, path), wantState) {
+				t.Errorf("%s through %s: the final strategy differs from hees run -inject's", algo, how)
+			}
+		}
+	}
+}
+
+// TestInitInjectErrors checks the errors of hees init -inject: a missing
+// file, a point of the wrong dimension, and one outside the box, each on
+// one line, and no state file written.
+func TestInitInjectErrors(t *testing.T) {
+	dir := t.TempDir()
+	short := filepath.Join(dir, "short")
+	mustWrite(t, short, "1 2\n", 0o644)
+	outside := filepath.Join(dir, "outside")
+	mustWrite(t, outside, "1 2 3\n0 0 9\n", 0o644)
+	path := filepath.Join(dir, "run.hees")
+	for _, c := range []struct {
+		file, want string
+	}{
+		{filepath.Join(dir, "missing"), "-inject: open"},
+		{short, "2 numbers, want d = 3"},
+		{outside, "point 1: x[2] = 9 lies outside the bounds [-5, 5]"},
+	} {
+		code, _, errOut := cli("", "init", "-state", path, "-d", "3", "-lower", "-5", "-upper", "5", "-inject", c.file)
+		if code != exitFailure || !strings.Contains(errOut, c.want) || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("-inject %s: exit %d, stderr %q; want one line saying %q", c.file, code, errOut, c.want)
+		}
+		if _, err := os.Stat(path); err == nil {
+			t.Fatalf("-inject %s: the state file was written", c.file)
+		}
+	}
 }
