@@ -139,6 +139,9 @@ func TestInitInject(t *testing.T) {
 			if len(cands) != 3 || status(t, path)["injected"] != true {
 				t.Fatalf("%s: ask printed %d candidates first, status %v", algo, len(cands), status(t, path))
 			}
+			if text := mustCLI(t, "", "status", "-state", path); !strings.Contains(text, "generation   0, known points: 0 told, 3 pending (0 leased)\n") {
+				t.Errorf("%s: status says\n%s", algo, text)
+			}
 			for row, c := range cands {
 				if want := fmt.Sprintf("i0-%d@%s", row, run); c.id != want || fmt.Sprint(c.x) != fmt.Sprint(points[row]) {
 					t.Fatalf("%s: candidate %s %v, want %s %v", algo, c.id, c.x, want, points[row])
@@ -217,5 +220,20 @@ func TestInitInjectErrors(t *testing.T) {
 		if _, err := os.Stat(path); err == nil {
 			t.Fatalf("-inject %s: the state file was written", c.file)
 		}
+	}
+}
+
+// TestRunInjectLog checks the -log rows of the known points: the first
+// evaluations, with generation -1, their row in the batch and their
+// coordinates, before the rows of generation 0.
+func TestRunInjectLog(t *testing.T) {
+	dir := t.TempDir()
+	known, log := filepath.Join(dir, "known"), filepath.Join(dir, "log.csv")
+	mustWrite(t, known, "0.5 0.5\n1,1\n", 0o644)
+	runJSON(t, "-f", "sphere", "-d", "2", "-inject", known, "-log", log, "-max-evals", "30", "-target", "none")
+	_, _, rows := readLog(t, log)
+	want := [][]string{{"1", "-1", "0", "ok", "0.5", "0.5", "0.5"}, {"2", "-1", "1", "ok", "2", "1", "1"}}
+	if len(rows) != 30 || fmt.Sprint(rows[:2]) != fmt.Sprint(want) || rows[2][0] != "3" || rows[2][1] != "0" || rows[2][2] != "0" {
+		t.Errorf("%d rows, the first three %v; want 30, the known points %v, then row 0 of generation 0", len(rows), rows[:min(3, len(rows))], want)
 	}
 }

@@ -170,12 +170,23 @@ func TestInjectFailureStop(t *testing.T) {
 // keep their bytes), and a file whose known points the strategy refuses,
 // or that holds known points in a stopped run, is bad.
 func TestInjectStateFile(t *testing.T) {
-	payload, err := newSession(t, 0, OnErrorStop).Payload()
+	plain := newSession(t, 1, OnErrorStop)
+	if err := plain.Apply(Told{Values: map[int]float64{0: 1, 1: 2, 2: 3, 3: 4, 4: 5, 5: 6, 6: 7}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := plain.Apply(Told{Values: map[int]float64{0: 1}, Failed: []int{2}}); err != nil {
+		t.Fatal(err)
+	}
+	payload, err := plain.Payload()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if bytes.Contains(payload, []byte(`"inject`)) {
 		t.Errorf("a run without known points writes %s", payload)
+	}
+	again, err := roundTrip(t, plain).Payload()
+	if err != nil || !bytes.Equal(again, payload) {
+		t.Errorf("read and written again, a state file without known points changes: %v\n%s\n%s", err, payload, again)
 	}
 	good, err := injectSession(t, [][]float64{{1, 1, 1}}, 0, OnErrorStop).Payload()
 	if err != nil {
