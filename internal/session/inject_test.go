@@ -198,6 +198,7 @@ func TestInjectStateFile(t *testing.T) {
 	for _, c := range []struct{ old, new, want string }{
 		{`"inject":[[1,1,1]]`, `"inject":[[1,1]]`, "length 2, want Dim = 3"},
 		{`"stop":""`, `"stop":"max evaluations"`, "known points to evaluate in a run stopped"},
+		{`"stop":""`, `"past":[{"gen":0,"injected":true,"values":["1"]}],"stop":""`, "past generation 0 with 1 values is out of place"},
 	} {
 		bad := bytes.Replace(good, []byte(c.old), []byte(c.new), 1)
 		if _, err := Parse(bad); err == nil || !strings.Contains(err.Error(), c.want) {

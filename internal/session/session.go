@@ -8,8 +8,8 @@
 // run's identity drawn by hees init), and the known points of hees init
 // -inject, evaluated as a batch before generation 0, by i0-<row>@<run>
 // (i<generation>: the batch before that generation), so an ID is never
-// reused within a run nor accepted by another. Every write happens under the lock file
-// FILE.lock and replaces the state file atomically.
+// reused within a run nor accepted by another. Every write happens under
+// the lock file FILE.lock and replaces the state file atomically.
 //
 // # Leases
 //
@@ -351,8 +351,10 @@ func (ss *Session) checkPast() error {
 	if len(f.Past) > KeepGenerations {
 		return fmt.Errorf("%d past generations, want at most %d", len(f.Past), KeepGenerations)
 	}
+	gen := ss.s.Generation()
 	for i, p := range f.Past {
-		if p.Gen < 0 || p.Gen > ss.s.Generation() || (i > 0 && batchOrder(p) <= batchOrder(f.Past[i-1])) || len(p.Values) == 0 || len(p.Values) > maxRows {
+		if p.Gen < 0 || p.Gen > gen || (i > 0 && batchOrder(p) <= batchOrder(f.Past[i-1])) || (p.Injected && p.Gen == gen && ss.Injecting()) ||
+			len(p.Values) == 0 || len(p.Values) > maxRows {
 			return fmt.Errorf("past generation %d with %d values is out of place", p.Gen, len(p.Values))
 		}
 		for _, text := range p.Values {
