@@ -115,6 +115,10 @@ func (r *Run) Inject(points [][]float64) error {
 	return nil
 }
 
+// Injecting reports whether the batch asked and not yet told is the known
+// points queued by Inject rather than a generation of the strategy.
+func (r *Run) Injecting() bool { return r.injecting }
+
 // askInjected makes the queued points the batch asked.
 func (r *Run) askInjected() {
 	resize(&r.pop, len(r.queue), r.s.Dim())

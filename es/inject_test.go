@@ -3,6 +3,7 @@ package es
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -145,5 +146,39 @@ func TestInjectMinimize(t *testing.T) {
 	}
 	if err := run.Inject([][]float64{{1, 1, 1}}); err == nil {
 		t.Error("Inject while a generation is asked: no error")
+	}
+}
+
+// TestInjecting checks Run.Injecting and Progress.Injected: true for the
+// batch of known points only, false again once a budget too small for the
+// batch stops the run before it.
+func TestInjecting(t *testing.T) {
+	run, _ := NewRun(stNew(t, nameHEES, Config{Dim: 3}), Limits{})
+	if err := run.Inject([][]float64{{1, 1, 1}}); err != nil {
+		t.Fatal(err)
+	}
+	for batch, want := range []bool{true, false} {
+		if _, err := run.Ask(); err != nil {
+			t.Fatal(err)
+		}
+		if run.Injecting() != want {
+			t.Fatalf("batch %d: Injecting() = %v, want %v", batch, run.Injecting(), want)
+		}
+		runGenerations(t, run, sphere, 1)
+	}
+	small, _ := NewRun(stNew(t, nameHEES, Config{Dim: 3}), Limits{MaxEvals: 1})
+	if err := small.Inject([][]float64{{1, 1, 1}, {2, 2, 2}}); err != nil {
+		t.Fatal(err)
+	}
+	if pop, err := small.Ask(); pop != nil || err != nil || small.Reason() != ReasonMaxEvals || small.Injecting() {
+		t.Errorf("2 known points, budget 1: Ask %v, %v, reason %q, Injecting %v; want nil, nil, %q, false",
+			pop, err, small.Reason(), small.Injecting(), ReasonMaxEvals)
+	}
+	var injected []bool
+	_, err := Minimize(context.Background(), Func(sphere), stNew(t, nameHEES, Config{Dim: 3}), Options{MaxEvals: 20,
+		Inject:   [][]float64{{1, 1, 1}},
+		Progress: func(pr Progress) { injected = append(injected, pr.Injected) }})
+	if err != nil || len(injected) < 2 || !injected[0] || slices.Contains(injected[1:], true) {
+		t.Errorf("Progress.Injected of the batches: %v, %v; want true, then false", injected, err)
 	}
 }

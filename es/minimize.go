@@ -187,6 +187,10 @@ type Progress struct {
 	// were told as NaN (Options.OnErrorWorst); nil when none failed. It
 	// belongs to the run like Candidates.
 	Failed []bool
+	// Injected says that the batch was the known points of Options.Inject
+	// (Run.Inject), no generation of the strategy: Generation is then
+	// unchanged, the count of the generation the batch came before.
+	Injected bool
 }
 
 // Result is the outcome of Minimize.
@@ -408,6 +412,7 @@ func Minimize(ctx context.Context, p Problem, s Strategy, opt Options) (Result, 
 				Candidates:     pop,
 				Values:         ev.f,
 				Failed:         ev.failedRows(),
+				Injected:       injected,
 			})
 		}
 		if run.Reason() != "" {

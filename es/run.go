@@ -111,6 +111,7 @@ func (r *Run) Ask() (*linalg.Dense, error) {
 	rows, _ := r.pop.Dims()
 	if r.limits.MaxEvals > 0 && r.s.Evals()+rows > r.limits.MaxEvals {
 		r.reason = ReasonMaxEvals
+		r.injecting = false
 		return nil, nil
 	}
 	r.rows = rows

@@ -213,7 +213,7 @@ func checkpointEveryGeneration(t *testing.T, path string, rs *checkpoint.Setting
 		t.Fatal(err)
 	}
 	const never = 1 << 30 // no checkpoint write but the first and the last
-	cp, err := checkpoint.Create(context.Background(), path, never, rs, s, runner.Metadata(rs, problem, s))
+	cp, err := checkpoint.Create(context.Background(), path, never, rs, s, nil, runner.Metadata(rs, problem, s))
 	if err != nil {
 		t.Fatal(err)
 	}

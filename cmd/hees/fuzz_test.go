@@ -54,6 +54,7 @@ var tellSeeds = []string{
 	"g0-2\ng0-2@0123abcd 1 2\ng0-2@0123abcd x\n\n  \n",
 	"g0-2@0123abcd 1\r\ng0-3@0123abcd 0x1p-2\r\n",
 	"g0-2@0123abcd failed\ng0-0@0123abcd 3\ng0-1@0123abcd NaN\ng0-0@0123abcd 4\ng1-0@ffffffff 1\ng0-3 1\n",
+	"i0-0@0123abcd 1\ni0-2@0123abcd failed\ni1-0@0123abcd 2\nI0-0@0123abcd 1\ni00-1@0123abcd 1\ngi0-1@0123abcd 1\n",
 }
 
 // fuzzRunID is the run identity of tellState.
@@ -373,7 +374,7 @@ func decodeSeeds(tb testing.TB) []decodeSeed {
 	}
 	rs := checkpoint.Settings{Algo: "hees14", Restarts: "none", Seed: 4, Command: "./sim --fast", Dim: 2, MaxEvals: 50, Workers: 3,
 		EvalTimeout: 5e9, TraceEvery: 1}
-	cp, err := checkpoint.Create(tb.Context(), filepath.Join(dir, "cmd.hees"), 7, &rs, s, nil)
+	cp, err := checkpoint.Create(tb.Context(), filepath.Join(dir, "cmd.hees"), 7, &rs, s, nil, nil)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -56,5 +56,7 @@ func runResume(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		res.Elapsed = st.File.Elapsed
 		return printResult(name, rs, st.Problem, st.Strategy, res, nil, cp, out, stdout, stderr)
 	}
-	return execute(ctx, name, rs, st.Problem, st.Strategy, nil, cp, out, stdout, stderr)
+	// Known points whose batch was not told before the stop are evaluated
+	// first (docs/ALGORITHMS.md Section 16).
+	return execute(ctx, name, rs, st.Problem, st.Strategy, st.File.Inject, cp, out, stdout, stderr)
 }

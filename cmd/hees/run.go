@@ -226,15 +226,9 @@ func (rf *runFlags) run(ctx context.Context, stdout, stderr io.Writer) int {
 		}
 	}
 	settings := rf.settings(problem)
-	var inject [][]float64
-	if rf.inject != "" {
-		if inject, err = points.ReadList(rf.inject, rf.dim); err != nil {
-			sep := " " // a bad line's error starts with the file's name
-			if errors.As(err, new(*fs.PathError)) {
-				sep = ": "
-			}
-			return report(stderr, name, fmt.Errorf("-inject%s%w", sep, err))
-		}
+	inject, err := readInject(rf.inject, rf.dim)
+	if err != nil {
+		return report(stderr, name, err)
 	}
 	if settings.TraceEvery == 0 {
 		_, hessian := runner.Hessian(problem)
@@ -246,13 +240,30 @@ func (rf *runFlags) run(ctx context.Context, stdout, stderr io.Writer) int {
 		if settings.Dir, err = os.Getwd(); err != nil {
 			return report(stderr, name, err)
 		}
-		cp, err = checkpoint.Create(ctx, rf.checkpoint, rf.checkpointEvery, &settings, s, runner.Metadata(&settings, problem, s))
+		cp, err = checkpoint.Create(ctx, rf.checkpoint, rf.checkpointEvery, &settings, s, inject, runner.Metadata(&settings, problem, s))
 		if err != nil {
 			return report(stderr, name, err)
 		}
 		defer cp.Close()
 	}
 	return execute(ctx, name, &settings, problem, s, inject, cp, rf.outputFlags, stdout, stderr)
+}
+
+// readInject reads the known points of -inject FILE in d dimensions (nil
+// without FILE); the error names the flag.
+func readInject(path string, d int) ([][]float64, error) {
+	if path == "" {
+		return nil, nil
+	}
+	inject, err := points.ReadList(path, d)
+	if err != nil {
+		sep := " " // a bad line's error starts with the file's name
+		if errors.As(err, new(*fs.PathError)) {
+			sep = ": "
+		}
+		return nil, fmt.Errorf("-inject%s%w", sep, err)
+	}
+	return inject, nil
 }
 
 // settings returns the settings of the flags, with the defaults that depend

@@ -124,6 +124,7 @@ func runInit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	retries := fs.Int("retries", defaultRetries, "a candidate may fail (told \"failed\", or its lease expired) `N` times and be claimed again before -on-error applies")
 	onError := onErrorFlag(session.OnErrorStop)
 	fs.Var(&onError, "on-error", "`POLICY` for a candidate that failed more than -retries times: stop (the run stops) or nan (it is told NaN, ranked worst)")
+	injectFile := fs.String("inject", "", "hand out the known points in `FILE` (one per line, d numbers separated by spaces or commas) first, as IDs i0-<row>@<run>")
 	if status, done := parseStateFlags(fs, path, args, initHelp, stdout, stderr); done {
 		return status
 	}
@@ -145,12 +146,16 @@ func runInit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return report(stderr, name, &usageError{err.Error()})
 	}
+	inject, err := readInject(*injectFile, *dim)
+	if err != nil {
+		return report(stderr, name, err)
+	}
 	runID, err := session.NewRunID(rand.Reader)
 	if err != nil {
 		return report(stderr, name, err)
 	}
 	ss, err := session.New(session.Settings{RunID: runID, Algo: sf.algo, Restarts: sf.restarts, Seed: sf.seed,
-		MaxEvals: maxEvals.n, Target: target.value, Retries: *retries, OnError: string(onError)}, s)
+		MaxEvals: maxEvals.n, Target: target.value, Retries: *retries, OnError: string(onError), Inject: inject}, s)
 	if err != nil {
 		return report(stderr, name, err)
 	}
@@ -326,6 +331,7 @@ type statusReport struct {
 	Dim        int         `json:"dim"`
 	Seed       uint64      `json:"seed"`
 	Generation int         `json:"generation"`
+	Injected   bool        `json:"injected,omitempty"` // the pending batch is the known points before the generation
 	Evals      int         `json:"evals"`
 	Restarts   int         `json:"restarts"`
 	Told       int         `json:"told"`
@@ -357,6 +363,7 @@ func runStatus(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		Dim:        ss.Strategy().Dim(),
 		Seed:       ss.File.Seed,
 		Generation: ss.Strategy().Generation(),
+		Injected:   ss.Injecting(),
 		Evals:      ss.Evals(),
 		Told:       ss.NumTold(),
 		Pending:    ss.Rows() - ss.NumTold(),
@@ -386,7 +393,11 @@ func runStatus(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		bestX = formatPoint(x)
 	}
 	fmt.Fprintf(stdout, "strategy     %s, seed %d, d = %d, run %s\n", rep.Strategy, rep.Seed, rep.Dim, rep.RunID)
-	fmt.Fprintf(stdout, "generation   %d: %d told, %d pending (%d leased)\n", rep.Generation, rep.Told, rep.Pending, rep.Leased)
+	batch := ""
+	if rep.Injected {
+		batch = ", known points"
+	}
+	fmt.Fprintf(stdout, "generation   %d%s: %d told, %d pending (%d leased)\n", rep.Generation, batch, rep.Told, rep.Pending, rep.Leased)
 	fmt.Fprintf(stdout, "evaluations  %d", rep.Evals)
 	if rep.Restarts > 0 {
 		fmt.Fprintf(stdout, ", %d restarts", rep.Restarts)

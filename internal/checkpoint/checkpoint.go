@@ -108,6 +108,11 @@ type File struct {
 	// state; hees resume cuts off rows that a killed run appended after
 	// it.
 	TraceBytes int64 `json:"trace_bytes"`
+	// Inject holds the known points of hees run -inject until their batch
+	// has been told (docs/ALGORITHMS.md Section 16): hees resume evaluates
+	// them first when the run stopped before, and never again after.
+	// Absent (older checkpoints, runs without -inject): none.
+	Inject [][]float64 `json:"inject,omitempty"`
 }
 
 // Writer writes the checkpoints of a run.
@@ -168,9 +173,10 @@ func lockCheckpoint(ctx context.Context, path string) (func() error, error) {
 }
 
 // Create starts the checkpoints of a new run of s with the settings rs at
-// path, which must not exist, and writes the first one. With a trace, the
-// trace file starts with the comment lines of traceMeta.
-func Create(ctx context.Context, path string, every int, rs *Settings, s es.Strategy, traceMeta []runlog.Field) (*Writer, error) {
+// path, which must not exist, and writes the first one, which holds the
+// known points inject (nil: none) that the run evaluates first. With a
+// trace, the trace file starts with the comment lines of traceMeta.
+func Create(ctx context.Context, path string, every int, rs *Settings, s es.Strategy, inject [][]float64, traceMeta []runlog.Field) (*Writer, error) {
 	if err := runlog.CheckDir("-checkpoint", path); err != nil {
 		return nil, err
 	}
@@ -180,7 +186,7 @@ func Create(ctx context.Context, path string, every int, rs *Settings, s es.Stra
 	}
 	c := &Writer{
 		path:    path,
-		file:    File{Run: *rs, Every: every},
+		file:    File{Run: *rs, Every: every, Inject: inject},
 		unlock:  unlock,
 		started: time.Now(),
 		created: true,
@@ -302,12 +308,16 @@ func (c *Writer) Close() {
 }
 
 // AfterGeneration is called after every generation of the run (through
-// es.Options.Progress) and writes a checkpoint every Every generations. A
-// failed write stops the run through cancel. A checkpoint of a generation
-// after which the run stops (pr.Stop: -Inf or the target) records the
-// stop, so that hees resume does not go on past it.
+// es.Options.Progress) and writes a checkpoint every Every generations,
+// and after the batch of known points, which it no longer holds. A failed
+// write stops the run through cancel. A checkpoint of a generation after
+// which the run stops (pr.Stop: -Inf or the target) records the stop, so
+// that hees resume does not go on past it.
 func (c *Writer) AfterGeneration(pr es.Progress, cancel context.CancelFunc) {
-	if c.err != nil || pr.Generation%c.file.Every != 0 {
+	if pr.Injected {
+		c.file.Inject = nil
+	}
+	if c.err != nil || (pr.Generation%c.file.Every != 0 && !pr.Injected) {
 		return
 	}
 	if err := c.write(pr.Strategy, pr.Stop); err != nil {
@@ -469,6 +479,17 @@ func (st *State) check() error {
 		return fmt.Errorf("elapsed %v, trace %q of %d bytes", f.Elapsed, rs.Trace, f.TraceBytes)
 	case resumableReason(f.Stop):
 		return fmt.Errorf("stop reason %q does not end a run", f.Stop)
+	}
+	if f.Inject != nil {
+		// The points must be ones the strategy takes (Run.Inject checks
+		// them); the run is thrown away.
+		run, err := es.NewRun(s, es.Limits{})
+		if err == nil {
+			err = run.Inject(f.Inject)
+		}
+		if err != nil {
+			return fmt.Errorf("the known points: %v", err)
+		}
 	}
 	if rs.Problem != "" {
 		p, err := objectives.Parse(rs.Problem, rs.Dim)

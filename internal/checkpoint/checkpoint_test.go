@@ -3,8 +3,11 @@ package checkpoint
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"os"
 	"path/filepath"
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/hees-dev/hees/es"
@@ -33,7 +36,7 @@ func TestCheckpointRecordsStop(t *testing.T) {
 	}
 	rs := Settings{Algo: "hees", Restarts: "none", Seed: 1, Problem: "sphere", Dim: 3, Target: &target, Workers: 1, TraceEvery: 1}
 	path := filepath.Join(dir, "cp.hees")
-	cp, err := Create(context.Background(), path, 4, &rs, s, nil)
+	cp, err := Create(context.Background(), path, 4, &rs, s, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,5 +68,39 @@ func TestCheckpointRecordsStop(t *testing.T) {
 		if st.File.Stop != c.stop {
 			t.Errorf("generation %d: stop %q, want %q", c.generation, st.File.Stop, c.stop)
 		}
+	}
+}
+
+// TestCheckpointInject checks the known points of a checkpoint: the first
+// checkpoint holds them, the one written after their batch (whatever
+// Every) does not, and a point the strategy would refuse makes the file
+// bad.
+func TestCheckpointInject(t *testing.T) {
+	s, err := es.New("cma11", es.Config{Dim: 2, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := Settings{Algo: "cma11", Restarts: "none", Seed: 1, Problem: "sphere", Dim: 2, Workers: 1, TraceEvery: 1}
+	path := filepath.Join(t.TempDir(), "cp.hees")
+	known := [][]float64{{1, 2}, {-0.5, 0}}
+	cp, err := Create(context.Background(), path, 4, &rs, s, known, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cp.Close()
+	st, err := Decode(readFile(t, path))
+	if err != nil || !reflect.DeepEqual(st.File.Inject, known) {
+		t.Fatalf("first checkpoint: known points %v, %v; want %v", st.File.Inject, err, known)
+	}
+	cp.AfterGeneration(es.Progress{Strategy: s, Generation: 3, Injected: true}, func() { t.Fatal("canceled") })
+	if st, err = Decode(readFile(t, path)); err != nil || st.File.Inject != nil {
+		t.Fatalf("after the batch of known points: %v, %v; want none left", st.File.Inject, err)
+	}
+
+	payload := []byte(`{"run":{"algo":"cma11","restarts":"none","seed":1,"problem":"sphere","dim":2,"max_evals":0,"target":null,"workers":1,` +
+		`"max_time":0,"eval_timeout":0,"trace_every":1},"every":4,"strategy":"` + base64.StdEncoding.EncodeToString(st.File.Strategy) +
+		`","stop":"","elapsed":0,"trace_bytes":0,"inject":[[1,2,3]]}`)
+	if _, err := Parse(payload); err == nil || !strings.Contains(err.Error(), "the known points: es: Run.Inject: point 0: length 3, want Dim = 2") {
+		t.Errorf("a known point of 3 coordinates in 2 dimensions: %v", err)
 	}
 }

@@ -25,9 +25,10 @@ type FilesConfig struct {
 	// Meta are the comment lines that start both files.
 	Meta []Field
 	// SyncEvery is the checkpoints' interval in generations (0: no
-	// checkpoint): the log is flushed to the disk before each checkpoint,
-	// so that even after a crash of the machine it holds every generation
-	// up to the one a resumed run goes on from.
+	// checkpoint): the log is flushed to the disk before each checkpoint
+	// (one is also written after the batch of known points), so that even
+	// after a crash of the machine it holds every generation up to the one
+	// a resumed run goes on from.
 	SyncEvery int
 }
 
@@ -97,8 +98,12 @@ func (f *Files) AfterGeneration(pr es.Progress) error {
 			}
 			status = f.status
 		}
-		err := f.log.Generation(pr.Evals-rows+1, pr.Generation-1, pr.Candidates, pr.Values, status)
-		if err == nil && f.syncEvery > 0 && pr.Generation%f.syncEvery == 0 {
+		gen := pr.Generation - 1
+		if pr.Injected {
+			gen = InjectedGeneration
+		}
+		err := f.log.Generation(pr.Evals-rows+1, gen, pr.Candidates, pr.Values, status)
+		if err == nil && f.syncEvery > 0 && (pr.Generation%f.syncEvery == 0 || pr.Injected) {
 			err = f.log.Sync()
 		}
 		if err != nil {

@@ -11,7 +11,8 @@ import (
 )
 
 // TestFiles checks the log of a resumed run: the comment, the rows of a
-// generation with a failure, and the open error of a missing directory.
+// generation with a failure, those of a batch of known points after it
+// (generation -1), and the open error of a missing directory.
 func TestFiles(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "log.csv")
 	meta := []Field{{Name: "strategy", Value: "hees"}}
@@ -24,6 +25,10 @@ func TestFiles(t *testing.T) {
 	if err := f.AfterGeneration(pr); err != nil {
 		t.Fatal(err)
 	}
+	known := es.Progress{Generation: 4, Evals: 9, Candidates: linalg.NewDense(1, 2, []float64{3, 1}), Values: []float64{0.5}, Injected: true}
+	if err := f.AfterGeneration(known); err != nil {
+		t.Fatal(err)
+	}
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +37,7 @@ func TestFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := "# strategy: hees\n" + LogHeader(2) + "\n# resumed after generation: 3\n" +
-		"7,3,0,ok,1.25,0.5,-1\n8,3,1,failed,4,2,0\n"
+		"7,3,0,ok,1.25,0.5,-1\n8,3,1,failed,4,2,0\n9,-1,0,ok,0.5,3,1\n"
 	if string(data) != want {
 		t.Errorf("log\n%s\nwant\n%s", data, want)
 	}

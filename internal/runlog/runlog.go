@@ -100,14 +100,19 @@ const (
 	StatusFailed Status = "failed"
 )
 
+// InjectedGeneration is the generation column of the rows of known points
+// (es.Run.Inject), which belong to no generation of the strategy.
+const InjectedGeneration = -1
+
 // Log is an evaluation log: a CSV file with the columns
 //
 //	evaluation,generation,row,status,f,x1,...,xd
 //
 // evaluation counts the evaluations of the run from 1, generation and row
 // name the candidate (row r of generation g, the strategy's count before
-// the generation's Tell), status is a Status, f the value and x1 ... xd the
-// point. Floats are written in the shortest form that reads back to the
+// the generation's Tell; generation InjectedGeneration for a known point
+// of hees run -inject, row r of its batch), status is a Status, f the
+// value and x1 ... xd the point. Floats are written in the shortest form that reads back to the
 // same float64 ("NaN", "+Inf" and "-Inf" for those values).
 type Log struct {
 	file *os.File

@@ -5,9 +5,11 @@
 // generations (to check a repeated tell), the budget, the target and the
 // stop, driven by an es.Run. Candidates are named by IDs
 // g<generation>-<row>@<run> (the generation counted over all restarts, the
-// run's identity drawn by hees init), so an ID is never reused within a run
-// nor accepted by another. Every write happens under the lock file
-// FILE.lock and replaces the state file atomically.
+// run's identity drawn by hees init), and the known points of hees init
+// -inject, evaluated as a batch before generation 0, by i0-<row>@<run>
+// (i<generation>: the batch before that generation), so an ID is never
+// reused within a run nor accepted by another. Every write happens under
+// the lock file FILE.lock and replaces the state file atomically.
 //
 // # Leases
 //
@@ -108,6 +110,7 @@ type File struct {
 	Retries   int            `json:"retries"`             // failed attempts a candidate may have before OnError applies
 	OnError   string         `json:"on_error"`            // OnErrorStop or OnErrorNaN
 	Strategy  []byte         `json:"strategy"`            // the strategy's MarshalBinary
+	Inject    [][]float64    `json:"inject,omitempty"`    // the known points, while their batch is the current one
 	Told      map[int]string `json:"told"`                // row -> value, current generation
 	Leases    map[int]int64  `json:"leases,omitempty"`    // row -> lease expiry in Unix nanoseconds, current generation
 	Failures  map[int]int    `json:"failures,omitempty"`  // row -> failed attempts, current generation
@@ -116,11 +119,13 @@ type File struct {
 	Abandoned int            `json:"abandoned,omitempty"` // values told of the generation a failure stopped
 }
 
-// Past holds the values of a complete generation, by row; "" marks a row
-// never told, of a generation abandoned when the run stopped.
+// Past holds the values of a complete generation, or of the batch of
+// known points before it (Injected), by row; "" marks a row never told, of
+// a batch abandoned when the run stopped.
 type Past struct {
-	Gen    int      `json:"gen"`
-	Values []string `json:"values"`
+	Gen      int      `json:"gen"`
+	Injected bool     `json:"injected,omitempty"`
+	Values   []string `json:"values"`
 }
 
 // Settings are what hees init chooses for a run besides its strategy.
@@ -133,6 +138,9 @@ type Settings struct {
 	Target   *float64 // nil: none
 	Retries  int      // 0 to MaxRetries
 	OnError  string   // OnErrorStop or OnErrorNaN
+	// Inject holds known points (nil: none), evaluated as a batch before
+	// the first generation (es.Run.Inject).
+	Inject [][]float64
 }
 
 // Session is an ask/tell run in memory.
@@ -177,7 +185,7 @@ func New(set Settings, s es.Strategy) (*Session, error) {
 	}
 	ss := &Session{
 		File: File{RunID: set.RunID, Algo: set.Algo, Restarts: set.Restarts, Seed: set.Seed, MaxEvals: set.MaxEvals,
-			Target: set.Target, Retries: set.Retries, OnError: set.OnError},
+			Target: set.Target, Retries: set.Retries, OnError: set.OnError, Inject: set.Inject},
 		told: map[int]float64{},
 	}
 	if err := ss.checkSettings(); err != nil {
@@ -214,7 +222,8 @@ func (ss *Session) checkSettings() error {
 }
 
 // start makes the session a run of s with its budget and target, stopped
-// already when the file records a stop, and asks for the current
+// already when the file records a stop, gives it the known points of the
+// file, and asks for the current batch: the known points, or else the
 // generation's candidates.
 func (ss *Session) start(s es.Strategy) error {
 	run, err := es.NewRun(s, es.Limits{MaxEvals: ss.File.MaxEvals, Target: ss.File.Target})
@@ -222,6 +231,14 @@ func (ss *Session) start(s es.Strategy) error {
 		return err
 	}
 	ss.run, ss.s = run, s
+	if ss.File.Inject != nil {
+		if ss.File.Stop != "" {
+			return fmt.Errorf("known points to evaluate in a run stopped (%s)", ss.File.Stop)
+		}
+		if err := run.Inject(ss.File.Inject); err != nil {
+			return err
+		}
+	}
 	if ss.File.Stop != "" {
 		run.Stop(ss.File.Stop, nil)
 	}
@@ -334,8 +351,10 @@ func (ss *Session) checkPast() error {
 	if len(f.Past) > KeepGenerations {
 		return fmt.Errorf("%d past generations, want at most %d", len(f.Past), KeepGenerations)
 	}
+	gen := ss.s.Generation()
 	for i, p := range f.Past {
-		if p.Gen < 0 || p.Gen > ss.s.Generation() || (i > 0 && p.Gen <= f.Past[i-1].Gen) || len(p.Values) == 0 || len(p.Values) > maxRows {
+		if p.Gen < 0 || p.Gen > gen || (i > 0 && batchOrder(p) <= batchOrder(f.Past[i-1])) || (p.Injected && p.Gen == gen && ss.Injecting()) ||
+			len(p.Values) == 0 || len(p.Values) > maxRows {
 			return fmt.Errorf("past generation %d with %d values is out of place", p.Gen, len(p.Values))
 		}
 		for _, text := range p.Values {
@@ -348,6 +367,15 @@ func (ss *Session) checkPast() error {
 		return fmt.Errorf("abandoned %d without a stop by a failed evaluation", f.Abandoned)
 	}
 	return nil
+}
+
+// batchOrder is the place of a past batch in the run: a generation, after
+// the known points evaluated before it.
+func batchOrder(p Past) int {
+	if p.Injected {
+		return 2 * p.Gen
+	}
+	return 2*p.Gen + 1
 }
 
 // prepare asks the run for the current generation's candidates, unless it
@@ -378,6 +406,12 @@ func (ss *Session) Payload() ([]byte, error) {
 		return nil, err
 	}
 	ss.File.Strategy = state
+	ss.File.Inject = nil
+	if ss.Injecting() {
+		for row := range ss.Rows() {
+			ss.File.Inject = append(ss.File.Inject, slices.Clone(ss.Candidate(row)))
+		}
+	}
 	ss.File.Told = make(map[int]string, len(ss.told))
 	for row, v := range ss.told {
 		ss.File.Told[row] = formatValue(v)
@@ -395,33 +429,43 @@ func (ss *Session) Rows() int {
 	return r
 }
 
-// ID names a candidate: row Row of generation Gen of the run Run.
+// ID names a candidate: row Row of generation Gen of the run Run, or with
+// Injected the known point in row Row of the batch evaluated before
+// generation Gen.
 type ID struct {
 	Run      string
 	Gen, Row int
+	Injected bool
 }
 
-// String writes the ID as g<generation>-<row>@<run>, such as g12-3@5f3a9c01.
-func (id ID) String() string { return fmt.Sprintf("g%d-%d@%s", id.Gen, id.Row, id.Run) }
+// String writes the ID as g<generation>-<row>@<run>, such as g12-3@5f3a9c01,
+// or i<generation>-<row>@<run> for a known point, such as i0-1@5f3a9c01.
+func (id ID) String() string {
+	kind := 'g'
+	if id.Injected {
+		kind = 'i'
+	}
+	return fmt.Sprintf("%c%d-%d@%s", kind, id.Gen, id.Row, id.Run)
+}
 
-// ID is the ID of row of the current generation.
+// ID is the ID of row of the current batch.
 func (ss *Session) ID(row int) ID {
-	return ID{Run: ss.File.RunID, Gen: ss.s.Generation(), Row: row}
+	return ID{Run: ss.File.RunID, Gen: ss.s.Generation(), Row: row, Injected: ss.Injecting()}
 }
 
-// ParseID reads an ID g<generation>-<row>@<run>.
+// ParseID reads an ID g<generation>-<row>@<run> or i<generation>-<row>@<run>.
 func ParseID(text string) (ID, bool) {
 	cand, run, found := strings.Cut(text, "@")
-	g, r, found2 := strings.Cut(strings.TrimPrefix(cand, "g"), "-")
-	if !found || !found2 || !strings.HasPrefix(cand, "g") || !validRunID(run) {
+	if !found || len(cand) == 0 || (cand[0] != 'g' && cand[0] != 'i') || !validRunID(run) {
 		return ID{}, false
 	}
+	g, r, found := strings.Cut(cand[1:], "-")
 	gen, err1 := strconv.Atoi(g)
 	row, err2 := strconv.Atoi(r)
-	if err1 != nil || err2 != nil || gen < 0 || row < 0 || g != strconv.Itoa(gen) || r != strconv.Itoa(row) {
+	if !found || err1 != nil || err2 != nil || gen < 0 || row < 0 || g != strconv.Itoa(gen) || r != strconv.Itoa(row) {
 		return ID{}, false
 	}
-	return ID{Run: run, Gen: gen, Row: row}, true
+	return ID{Run: run, Gen: gen, Row: row, Injected: cand[0] == 'i'}, true
 }
 
 // Told is what a tell applies to the current generation: values by row,
@@ -475,9 +519,10 @@ func (ss *Session) stopFailed() {
 	for row, v := range ss.told {
 		evaluated[row], values[row] = true, formatValue(v)
 	}
+	injected := ss.Injecting()
 	ss.run.Stop(es.ReasonObjectiveError, evaluated)
 	ss.File.Abandoned = len(ss.told)
-	ss.pushPast(ss.s.Generation(), values)
+	ss.pushPast(Past{Gen: ss.s.Generation(), Injected: injected, Values: values})
 	ss.clearGeneration()
 	ss.pop, ss.File.Stop = nil, es.ReasonObjectiveError
 }
@@ -494,19 +539,19 @@ func (ss *Session) advance() error {
 	for row, v := range ss.told {
 		f[row], values[row] = v, formatValue(v)
 	}
-	gen := ss.s.Generation()
+	done := Past{Gen: ss.s.Generation(), Injected: ss.Injecting(), Values: values}
 	if err := ss.run.Tell(f); err != nil {
 		return err
 	}
-	ss.pushPast(gen, values)
+	ss.pushPast(done)
 	ss.clearGeneration()
 	return ss.prepare()
 }
 
-// pushPast keeps the values of generation gen, told or abandoned, among
-// the past ones.
-func (ss *Session) pushPast(gen int, values []string) {
-	ss.File.Past = append(ss.File.Past, Past{Gen: gen, Values: values})
+// pushPast keeps the values of a batch, told or abandoned, among the past
+// ones.
+func (ss *Session) pushPast(p Past) {
+	ss.File.Past = append(ss.File.Past, p)
 	if n := len(ss.File.Past); n > KeepGenerations {
 		ss.File.Past = slices.Delete(ss.File.Past, 0, n-KeepGenerations)
 	}
@@ -602,9 +647,9 @@ func (ss *Session) NextExpiry(now time.Time) (time.Time, bool) {
 }
 
 // current reports the row of id when it names a candidate of the current
-// generation that is not told.
+// batch that is not told.
 func (ss *Session) current(id ID) (int, bool) {
-	if id.Run != ss.File.RunID || id.Gen != ss.s.Generation() || id.Row >= ss.Rows() {
+	if id.Run != ss.File.RunID || id.Gen != ss.s.Generation() || id.Injected != ss.Injecting() || id.Row >= ss.Rows() {
 		return 0, false
 	}
 	_, told := ss.told[id.Row]
@@ -804,21 +849,27 @@ func (ss *Session) check(l Line, seen map[int]int) (Problem, string) {
 	if id.Run != ss.File.RunID {
 		return BadInput, fmt.Sprintf("%s belongs to another run (this state file holds run %s)", id, ss.File.RunID)
 	}
-	if i := slices.IndexFunc(ss.File.Past, func(p Past) bool { return p.Gen == id.Gen }); i >= 0 {
+	if i := slices.IndexFunc(ss.File.Past, func(p Past) bool { return p.Gen == id.Gen && p.Injected == id.Injected }); i >= 0 {
 		p := ss.File.Past[i]
 		switch {
 		case id.Row >= len(p.Values):
-			return BadInput, fmt.Sprintf("%s does not exist (generation %d had rows 0 to %d)", id, id.Gen, len(p.Values)-1)
+			return BadInput, fmt.Sprintf("%s does not exist (%s had rows 0 to %d)", id, batchName(id), len(p.Values)-1)
 		case p.Values[id.Row] == "":
 			return Stopped, fmt.Sprintf("%s: the run has stopped (%s)", id, ss.File.Stop)
 		}
 		v, _ := parseValue(p.Values[id.Row])
 		return repeat(l, v)
 	}
+	other := id.Injected != ss.Injecting() // not the current batch, nor a past one
 	switch {
-	case id.Gen > gen || (id.Gen == gen && ss.File.Stop == "" && id.Row >= rows):
-		if id.Gen == gen {
-			return BadInput, fmt.Sprintf("%s does not exist (generation %d has rows 0 to %d)", id, gen, rows-1)
+	case id.Gen > gen || (id.Gen == gen && ss.File.Stop == "" && (other || id.Row >= rows)):
+		switch {
+		case id.Gen == gen && other && id.Injected:
+			return BadInput, fmt.Sprintf("%s does not exist (the run evaluates no known points before generation %d)", id, gen)
+		case id.Gen == gen && other:
+			return BadInput, fmt.Sprintf("%s does not exist yet (the known points come before generation %d)", id, gen)
+		case id.Gen == gen:
+			return BadInput, fmt.Sprintf("%s does not exist (%s has rows 0 to %d)", id, batchName(id), rows-1)
 		}
 		return BadInput, fmt.Sprintf("%s does not exist (the current generation is %d)", id, gen)
 	case id.Gen < gen:
@@ -833,6 +884,15 @@ func (ss *Session) check(l Line, seen map[int]int) (Problem, string) {
 		return BadInput, fmt.Sprintf("%s is also on line %d", id, line)
 	}
 	return BadInput, ""
+}
+
+// batchName names the batch of id in a message: "generation 12", or "the
+// batch of known points before generation 0".
+func batchName(id ID) string {
+	if id.Injected {
+		return fmt.Sprintf("the batch of known points before generation %d", id.Gen)
+	}
+	return fmt.Sprintf("generation %d", id.Gen)
 }
 
 // repeat classifies l, which tells a candidate told v before.
@@ -864,6 +924,10 @@ func StrategyName(algo, restarts string) string {
 
 // Strategy is the run's strategy. Read it; do not call Ask or Tell.
 func (ss *Session) Strategy() es.Strategy { return ss.s }
+
+// Injecting reports whether the current batch is the known points of
+// Settings.Inject rather than a generation of the strategy.
+func (ss *Session) Injecting() bool { return ss.run.Injecting() }
 
 // Restarts is the number of restarts of the run so far.
 func (ss *Session) Restarts() int { return ss.run.Restarts() }

@@ -12,9 +12,11 @@ import (
 
 func TestParseID(t *testing.T) {
 	for in, want := range map[string]ID{
-		"g0-0@0123abcd":            {"0123abcd", 0, 0},
-		"g12-3@ffffffff":           {"ffffffff", 12, 3},
-		"g100000-1048575@5f3a9c01": {"5f3a9c01", 100000, 1048575},
+		"g0-0@0123abcd":            {"0123abcd", 0, 0, false},
+		"g12-3@ffffffff":           {"ffffffff", 12, 3, false},
+		"g100000-1048575@5f3a9c01": {"5f3a9c01", 100000, 1048575, false},
+		"i0-2@0123abcd":            {"0123abcd", 0, 2, true},
+		"i7-0@5f3a9c01":            {"5f3a9c01", 7, 0, true},
 	} {
 		got, ok := ParseID(in)
 		if !ok || got != want {
@@ -27,7 +29,7 @@ func TestParseID(t *testing.T) {
 	for _, in := range []string{"", "g0-0", "g12-3", "g0-0@", "g0-0@0123abc", "g0-0@0123abcde", "g0-0@0123ABCD", "g0-0@0123abcg",
 		"g@0123abcd", "g1@0123abcd", "g1-@0123abcd", "g-1@0123abcd", "1-2@0123abcd", "G1-2@0123abcd", "g01-2@0123abcd",
 		"g1-02@0123abcd", "g+1-2@0123abcd", "g1--2@0123abcd", "g1-2-3@0123abcd", "g1-2x@0123abcd", "g1-2@0123abcd@0123abcd",
-		"g99999999999999999999-1@0123abcd"} {
+		"g99999999999999999999-1@0123abcd", "I0-2@0123abcd", "ig0-2@0123abcd", "i-0@0123abcd", "j0-2@0123abcd", "i0-2"} {
 		if id, ok := ParseID(in); ok {
 			t.Errorf("ParseID(%q) accepted: %v", in, id)
 		}
