@@ -7,7 +7,7 @@ import (
 
 // boundPenaltyFactor is c in the ranking penalty of bounded population
 // strategies, gamma = c·IQR(f) (docs/ALGORITHMS.md Section 14.5).
-const boundPenaltyFactor = 10
+const boundPenaltyFactor = 3
 
 // boundRanking is the scratch of the ranking penalty (penalized): no state
 // of its own, every value is recomputed from the generation.

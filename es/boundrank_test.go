@@ -14,8 +14,8 @@ import (
 // sigma_2 = 1. The points (0, 0), (6.25, 0), (0, -7.25), (5.25, 5.25) and
 // (0.5, -0.5) lie (0, 0), (1, 0), (0, 2), (0, 0) and (0, 0) outside it, so
 // p = (0, 2, 2, 0, 0): (1/0.5)^2/2 and (2/1)^2/2. The values 5, 1, 4, 2, 3 have the
-// quartiles 2 and 5 (ranks 1 and 4 of 0-4), gamma = 10·3 = 30, and the
-// penalized values are 5, 61, 64, 2, 3.
+// quartiles 2 and 5 (ranks 1 and 4 of 0-4), gamma = 3·3 = 9, and the
+// penalized values are 5, 19, 22, 2, 3.
 func TestBoundsPenalizedValues(t *testing.T) {
 	points := [][]float64{{0, 0}, {6.25, 0}, {0, -7.25}, {5.25, 5.25}, {0.5, -0.5}}
 	point := func(dst []float64, k int) { copy(dst, points[k]) }
@@ -29,7 +29,7 @@ func TestBoundsPenalizedValues(t *testing.T) {
 	box := &Bounds{Lower: []float64{-5, -5}, Upper: []float64{5, 5}}
 	c := newCore(box, nil)
 	f := []float64{5, 1, 4, 2, 3}
-	if got, want := c.penalized(f, point), []float64{5, 61, 64, 2, 3}; !slices.Equal(got, want) {
+	if got, want := c.penalized(f, point), []float64{5, 19, 22, 2, 3}; !slices.Equal(got, want) {
 		t.Errorf("penalized values %v, want %v", got, want)
 	}
 	if f[1] != 1 {
@@ -40,7 +40,7 @@ func TestBoundsPenalizedValues(t *testing.T) {
 	// search units, p = (0.5/0.5)^2/2 = 0.5; point 3, now (2.625, 5.25), is
 	// on the preimage's corner.
 	points[1], points[3] = []float64{3.125, 0}, []float64{2.625, 5.25}
-	if got, want := newCore(box, []float64{2, 1}).penalized(f, point), []float64{5, 16, 64, 2, 3}; !slices.Equal(got, want) {
+	if got, want := newCore(box, []float64{2, 1}).penalized(f, point), []float64{5, 5.5, 22, 2, 3}; !slices.Equal(got, want) {
 		t.Errorf("penalized values with Stds %v, want %v", got, want)
 	}
 	// f itself (the same slice): without bounds; with every point in the
