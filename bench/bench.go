@@ -48,7 +48,8 @@ import (
 // f - fopt <= 1e-8, when the next generation would exceed Budget·d
 // evaluations, or, without restarts, when the strategy stops. With a
 // restart scheme (es.RestartsIPOP, es.RestartsBIPOP) a stopped strategy
-// restarts (es.NewRestarting) until the target or the budget.
+// restarts (es.NewRestarting) until the target or the budget. With Lower
+// or Upper every run is confined to that box (es.Config.Bounds).
 type Grid struct {
 	// Strategies are es strategy names, such as "hees" and "cmaes".
 	Strategies []string
@@ -64,6 +65,14 @@ type Grid struct {
 	Budget float64
 	// Sigma0 is the initial step size.
 	Sigma0 float64
+	// Lower and Upper, when either is not nil, are the box of every run
+	// (es.Config.Bounds): each is nil (that side open), one number for
+	// every coordinate, or one per coordinate when Dims holds a single
+	// dimension; -Inf and +Inf open a side of a coordinate. The runs keep
+	// Sigma0 and draw their initial mean uniformly in the box where a
+	// coordinate has both sides (docs/ALGORITHMS.md Section 14). Without
+	// them a run is exactly the one of a bench without bounds.
+	Lower, Upper []float64
 	// Pairs and Lambda set the population of every strategy as
 	// es.Config's fields of those names do (0: the default); a strategy
 	// that has no such field is an error of Run.
@@ -177,8 +186,10 @@ type record struct {
 	sigma0   float64
 	reason   es.Reason
 	restarts int
-	pairs    int // 0: the default
-	lambda   int // 0: the default
+	pairs    int       // 0: the default
+	lambda   int       // 0: the default
+	lower    []float64 // nil: no bounds (the Grid's, expanded to d numbers)
+	upper    []float64
 	run      coco.Run
 }
 
@@ -203,6 +214,15 @@ func (r *record) marshal() ([]byte, error) {
 	if r.lambda != 0 {
 		fmt.Fprintf(&b, "lambda %d\n", r.lambda)
 	}
+	// Likewise the box.
+	for _, side := range []struct {
+		key string
+		v   []float64
+	}{{"lower", r.lower}, {"upper", r.upper}} {
+		if side.v != nil {
+			fmt.Fprintf(&b, "%s %s\n", side.key, formatFloats(side.v))
+		}
+	}
 	b.WriteByte('\n')
 	b.Write(text)
 	return b.Bytes(), nil
@@ -212,7 +232,7 @@ func (r *record) marshal() ([]byte, error) {
 func unmarshalRecord(data []byte) (*record, error) {
 	head, body, ok := bytes.Cut(data, []byte("\n\n"))
 	lines := strings.Split(string(head), "\n")
-	if !ok || len(lines) < 7 || len(lines) > 9 || lines[0] != recordMagic {
+	if !ok || len(lines) < 7 || len(lines) > 11 || lines[0] != recordMagic {
 		return nil, errors.New("not a hees bench run record")
 	}
 	values := map[string]string{}
@@ -221,7 +241,7 @@ func unmarshalRecord(data []byte) (*record, error) {
 		values[k] = v
 	}
 	r := &record{strategy: values["strategy"], reason: es.Reason(values["reason"])}
-	var errs [6]error
+	var errs [8]error
 	r.seed, errs[0] = strconv.ParseUint(values["seed"], 10, 64)
 	r.budget, errs[1] = strconv.Atoi(values["budget"])
 	r.sigma0, errs[2] = strconv.ParseFloat(values["sigma0"], 64)
@@ -232,6 +252,12 @@ func unmarshalRecord(data []byte) (*record, error) {
 	if v, ok := values["lambda"]; ok {
 		r.lambda, errs[5] = strconv.Atoi(v)
 	}
+	if v, ok := values["lower"]; ok {
+		r.lower, errs[6] = parseFloats(v)
+	}
+	if v, ok := values["upper"]; ok {
+		r.upper, errs[7] = parseFloats(v)
+	}
 	if err := errors.Join(errs[:]...); err != nil || r.strategy == "" || r.reason == "" {
 		return nil, fmt.Errorf("bad settings in the record: %v", err)
 	}
@@ -239,6 +265,28 @@ func unmarshalRecord(data []byte) (*record, error) {
 		return nil, err
 	}
 	return r, nil
+}
+
+// formatFloats writes v as comma-separated hexadecimal floats (exact).
+func formatFloats(v []float64) string {
+	words := make([]string, len(v))
+	for i, x := range v {
+		words[i] = strconv.FormatFloat(x, 'x', -1, 64)
+	}
+	return strings.Join(words, ",")
+}
+
+// parseFloats reads what formatFloats wrote.
+func parseFloats(s string) ([]float64, error) {
+	words := strings.Split(s, ",")
+	v := make([]float64, len(words))
+	for i, w := range words {
+		var err error
+		if v[i], err = strconv.ParseFloat(w, 64); err != nil {
+			return nil, err
+		}
+	}
+	return v, nil
 }
 
 // errSettings marks a record made with other settings than the bench's.
@@ -265,25 +313,58 @@ func (g *Grid) load(j Job) (*record, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	want := coco.Problem{Function: j.Function, Instance: j.Instance, Dim: j.Dim, Fopt: r.run.Fopt}
+	lower, upper := g.box(j.Dim)
 	if r.strategy != j.Label || r.seed != j.Seed() || r.budget != g.MaxEvals(j.Dim) || r.sigma0 != g.Sigma0 || r.run.Problem != want ||
-		r.pairs != g.Pairs || r.lambda != g.Lambda {
-		return nil, fmt.Errorf("%s: %w (strategy %s, budget %d evaluations, sigma0 %v, pairs %d, lambda %d; this bench: %s, %d, %v, %d, %d): remove %s or use another -out",
-			path, errSettings, r.strategy, r.budget, r.sigma0, r.pairs, r.lambda, j.Label, g.MaxEvals(j.Dim), g.Sigma0, g.Pairs, g.Lambda, filepath.Join(g.Out, "runs"))
+		r.pairs != g.Pairs || r.lambda != g.Lambda || !slices.Equal(r.lower, lower) || !slices.Equal(r.upper, upper) {
+		return nil, fmt.Errorf("%s: %w (strategy %s, budget %d evaluations, sigma0 %v, pairs %d, lambda %d, lower %v, upper %v; this bench: %s, %d, %v, %d, %d, %v, %v): remove %s or use another -out",
+			path, errSettings, r.strategy, r.budget, r.sigma0, r.pairs, r.lambda, r.lower, r.upper,
+			j.Label, g.MaxEvals(j.Dim), g.Sigma0, g.Pairs, g.Lambda, lower, upper, filepath.Join(g.Out, "runs"))
 	}
 	return r, nil
 }
 
+// box returns the Grid's Lower and Upper for dimension d, each expanded
+// to d numbers (nil for an absent side).
+func (g *Grid) box(d int) (lower, upper []float64) {
+	expand := func(v []float64) []float64 {
+		if len(v) != 1 {
+			return slices.Clone(v)
+		}
+		out := make([]float64, d)
+		for i := range out {
+			out[i] = v[0]
+		}
+		return out
+	}
+	return expand(g.Lower), expand(g.Upper)
+}
+
+// bounds returns the box of the runs in dimension d (nil without one).
+func (g *Grid) bounds(d int) *es.Bounds {
+	if g.Lower == nil && g.Upper == nil {
+		return nil
+	}
+	lower, upper := g.box(d)
+	return &es.Bounds{Lower: lower, Upper: upper}
+}
+
 // observed is a BBOB problem whose evaluations go to a COCO observer. The
 // run evaluates with one worker, so the observer sees the evaluations of a
-// generation in row order.
+// generation in row order. With bounds it counts the points outside them
+// (none is expected: the strategies map every candidate into the box).
 type observed struct {
 	problem  objectives.Problem
 	observer *coco.Observer
+	bounds   *es.Bounds
+	outside  int
 }
 
 // Eval evaluates the problem at x and reports the evaluation to the
 // observer.
 func (o *observed) Eval(x []float64) float64 {
+	if !o.bounds.Contains(x) {
+		o.outside++
+	}
 	f := o.problem.Eval(x)
 	o.observer.Observe(x, f)
 	return f
@@ -305,7 +386,8 @@ func (g *Grid) runJob(ctx context.Context, j Job) (*record, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg := es.Config{Dim: j.Dim, Seed: j.Seed(), Sigma0: g.Sigma0, Box: box, Pairs: g.Pairs, Lambda: g.Lambda}
+	bounds := g.bounds(j.Dim)
+	cfg := es.Config{Dim: j.Dim, Seed: j.Seed(), Sigma0: g.Sigma0, Box: box, Bounds: bounds, Pairs: g.Pairs, Lambda: g.Lambda}
 	s, err := es.NewRestarting(j.Strategy, j.Restarts, cfg, 0)
 	if err != nil {
 		return nil, err
@@ -325,7 +407,8 @@ func (g *Grid) runJob(ctx context.Context, j Job) (*record, error) {
 			}
 		},
 	}
-	res, err := es.Minimize(ctx, &observed{p, obs}, s, opt)
+	o := &observed{problem: p, observer: obs, bounds: bounds}
+	res, err := es.Minimize(ctx, o, s, opt)
 	switch {
 	case err != nil:
 		return nil, fmt.Errorf("%s on f%d instance %d d=%d: %w", j.Label, j.Function, j.Instance, j.Dim, err)
@@ -335,10 +418,14 @@ func (g *Grid) runJob(ctx context.Context, j Job) (*record, error) {
 		return nil, fmt.Errorf("%s on f%d d=%d: the budget of %d evaluations is smaller than the first generation", j.Label, j.Function, j.Dim, opt.MaxEvals)
 	case res.Evals != obs.Evals():
 		return nil, fmt.Errorf("%s on f%d instance %d d=%d: the strategy counts %d evaluations, the observer %d", j.Label, j.Function, j.Instance, j.Dim, res.Evals, obs.Evals())
+	case o.outside > 0:
+		return nil, fmt.Errorf("%s on f%d instance %d d=%d: %d evaluated points lie outside the bounds", j.Label, j.Function, j.Instance, j.Dim, o.outside)
 	}
+	lower, upper := g.box(j.Dim)
 	return &record{
 		strategy: j.Label, seed: j.Seed(), budget: opt.MaxEvals, sigma0: g.Sigma0,
-		reason: res.Reason, restarts: res.Restarts, pairs: g.Pairs, lambda: g.Lambda, run: *obs.Finish(),
+		reason: res.Reason, restarts: res.Restarts, pairs: g.Pairs, lambda: g.Lambda,
+		lower: lower, upper: upper, run: *obs.Finish(),
 	}, nil
 }
 
@@ -485,6 +572,25 @@ func (g *Grid) check() error {
 	case g.Out == "":
 		return errors.New("bench: no output directory Out")
 	}
+	return g.checkBounds()
+}
+
+// checkBounds reports Lower and Upper that are no box in some dimension of
+// the grid.
+func (g *Grid) checkBounds() error {
+	for _, side := range []struct {
+		name string
+		v    []float64
+	}{{"Lower", g.Lower}, {"Upper", g.Upper}} {
+		if side.v != nil && len(side.v) != 1 && (len(g.Dims) != 1 || len(side.v) != g.Dims[0]) {
+			return fmt.Errorf("bench: %s has %d numbers, want 1, or d with a single dimension in Dims", side.name, len(side.v))
+		}
+	}
+	for _, d := range g.Dims {
+		if err := g.bounds(d).Check(d); err != nil {
+			return fmt.Errorf("bench: %w", err)
+		}
+	}
 	return nil
 }
 
@@ -549,9 +655,9 @@ func (g *Grid) writeOutputs(stdout io.Writer, jobs []Job, records []*record, loc
 	v := version.String()
 	var summaries []coco.Summary
 	for _, label := range labels {
-		comment := fmt.Sprintf("hees bench: %s, sigma0 %g, m0 uniform in [-5, 5]^d, budget %g*d evaluations, seed FNV-1a-64(\"<strategy>/f<F>/d<D>/i<I>\")",
-			label, g.Sigma0, g.Budget)
-		header := coco.Header{Version: v, Settings: fmt.Sprintf("algorithm=%s sigma0=%g budget=%g*d", label, g.Sigma0, g.Budget)}
+		comment := fmt.Sprintf("hees bench: %s, sigma0 %g, m0 uniform in [-5, 5]^d, budget %g*d evaluations, seed FNV-1a-64(\"<strategy>/f<F>/d<D>/i<I>\")%s",
+			label, g.Sigma0, g.Budget, g.boxText(", m0 drawn in the box where it has both sides, bounds ", ","))
+		header := coco.Header{Version: v, Settings: fmt.Sprintf("algorithm=%s sigma0=%g budget=%g*d%s", label, g.Sigma0, g.Budget, g.boxText(" bounds=", ";"))}
 		files, err := coco.FilesWithHeader(label, comment, header, runs[label])
 		if err != nil {
 			return err
@@ -676,13 +782,34 @@ func thinSteps(x, y []float64) ([]float64, []float64) {
 }
 
 // gridText names the functions and instances of the bench ("f1-24, 15
-// instances").
+// instances"), and its bounds when it has them.
 func (g *Grid) gridText() string {
 	instances := "instances"
 	if len(g.Instances) == 1 {
 		instances = "instance"
 	}
-	return fmt.Sprintf("f%s, %d %s", listText(g.Functions), len(g.Instances), instances)
+	return fmt.Sprintf("f%s, %d %s%s", listText(g.Functions), len(g.Instances), instances, g.boxText(", bounds ", ","))
+}
+
+// boxText returns prefix followed by the bounds as lower:upper, each side
+// a number or a list joined by sep ("-5:5", "-inf:1,2"), or "" without
+// bounds. (COCO's header line separates its fields by commas, so its
+// settings take another sep.)
+func (g *Grid) boxText(prefix, sep string) string {
+	if g.Lower == nil && g.Upper == nil {
+		return ""
+	}
+	side := func(v []float64, open float64) string {
+		if v == nil {
+			v = []float64{open}
+		}
+		words := make([]string, len(v))
+		for i, x := range v {
+			words[i] = strconv.FormatFloat(x, 'g', -1, 64)
+		}
+		return strings.Join(words, sep)
+	}
+	return prefix + side(g.Lower, math.Inf(-1)) + ":" + side(g.Upper, math.Inf(1))
 }
 
 // listText writes a list of integers with runs of consecutive values as

@@ -14,8 +14,11 @@ import (
 // candidate into the box by a smooth map that is the identity on the inner
 // part of the box, so the strategy keeps its invariances there and bounds
 // that never come into play change no result. Beyond the box the map folds
-// the space back periodically, which on multimodal problems with a global
-// structure costs some successful runs (docs/ALGORITHMS.md Section 14).
+// the space back periodically; so that the folded copies do not hide a
+// problem's global structure, the population strategies (hees, hees2,
+// cmaes) rank their candidates with a penalty on the distance of the search
+// point to the box's preimage, which changes no evaluated point and no
+// reported value (docs/ALGORITHMS.md Section 14.5).
 //
 // Lower and Upper each hold one entry per coordinate, or are nil when that
 // side is absent for every coordinate. An entry of -Inf in Lower or +Inf in

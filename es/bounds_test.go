@@ -566,13 +566,15 @@ func TestConfigBoundsErrors(t *testing.T) {
 	}
 }
 
-// bdProblem evaluates f and counts the evaluated points outside the box
-// (Minimize with one worker calls it from one goroutine).
+// bdProblem evaluates f, counts the evaluated points outside the box and
+// keeps the smallest value (Minimize with one worker calls it from one
+// goroutine).
 type bdProblem struct {
 	b       *Bounds
 	f       func([]float64) float64
 	evals   int
 	outside int
+	min     float64 // the smallest value so far (0 before the first)
 }
 
 func (p *bdProblem) Eval(x []float64) float64 {
@@ -580,7 +582,11 @@ func (p *bdProblem) Eval(x []float64) float64 {
 	if !p.b.Contains(x) {
 		p.outside++
 	}
-	return p.f(x)
+	v := p.f(x)
+	if p.evals == 1 || v < p.min {
+		p.min = v
+	}
+	return v
 }
 
 // bdShiftedSphere returns sum (x_i - c_i)².
@@ -661,8 +667,8 @@ func TestBoundsMinimizeEndsOnBoundary(t *testing.T) {
 					if p.outside != 0 || p.evals != res.Evals {
 						t.Errorf("%s: %d of %d points outside the box", what, p.outside, p.evals)
 					}
-					if got := f(res.X); got != res.F {
-						t.Errorf("%s: value of the best point %v, reported %v", what, got, res.F)
+					if got := f(res.X); got != res.F || res.F != p.min {
+						t.Errorf("%s: value of the best point %v, reported %v, smallest value evaluated %v", what, got, res.F, p.min)
 					}
 					if x, fx := s.Best(); fmt.Sprint(x, fx) != fmt.Sprint(res.X, res.F) {
 						t.Errorf("%s: strategy's best %v %v, Minimize's %v %v", what, x, fx, res.X, res.F)

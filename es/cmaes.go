@@ -234,9 +234,12 @@ type cmaes struct {
 
 	z, y  linalg.Dense // lambda×d: z_k ~ N(0, I) and y_k = B D z_k (eqs. (38)-(39))
 	order []int        // offspring indices from best to worst
-	zw    []float64    // <z>_w
-	yw    []float64    // <y>_w (eq. (41))
-	bzw   []float64    // B <z>_w = C^(-1/2) <y>_w
+	// selection is the order by the penalized values of a bounded run
+	// (update), when they differ from f.
+	selection []int
+	zw        []float64 // <z>_w
+	yw        []float64 // <y>_w (eq. (41))
+	bzw       []float64 // B <z>_w = C^(-1/2) <y>_w
 	// rank holds p_c (row 0) and the ranked y_{i:lambda} (rows 1..lambda),
 	// rankCoef the coefficients c_1 and c_mu w°_i of eq. (47)'s updates.
 	rank     linalg.Dense
@@ -286,6 +289,7 @@ func (c *cmaes) setup(cfg Config) {
 	c.z.ReuseAs(lambda, d)
 	c.y.ReuseAs(lambda, d)
 	c.order = make([]int, lambda)
+	c.selection = make([]int, lambda)
 	c.zw = make([]float64, d)
 	c.yw = make([]float64, d)
 	c.bzw = make([]float64, d)
@@ -355,7 +359,15 @@ func (c *cmaes) Tell(f []float64) error {
 	accepted := !worstValue(f[best])
 	if accepted {
 		c.nonFinite = 0
-		c.update()
+		// The selection ranks by f, or by f with the penalty of a bounded
+		// run (docs/ALGORITHMS.md Section 14.5); the best point, the
+		// histories and the stop criteria keep f and c.order.
+		selection := c.order
+		if v := c.penalized(f, c.candidate); &v[0] != &f[0] {
+			rankOrder(c.selection, v)
+			selection = c.selection
+		}
+		c.update(selection)
 	} else {
 		// Section 13 item 8: a generation without a finite value is
 		// rejected: m, C and the paths stay, sigma is halved.
@@ -375,9 +387,9 @@ func (c *cmaes) Tell(f []float64) error {
 	return nil
 }
 
-// update performs eqs. (41)-(47) with the ranks in c.order, as pycma's
-// CMAEvolutionStrategy.tell does with its default options.
-func (c *cmaes) update() {
+// update performs eqs. (41)-(47) with the ranks in order (best first), as
+// pycma's CMAEvolutionStrategy.tell does with its default options.
+func (c *cmaes) update(order []int) {
 	p := &c.p
 	d := float64(c.cfg.Dim)
 	// Eq. (41): <y>_w = sum_{i<=mu} w_i y_{i:lambda}, and likewise <z>_w,
@@ -385,7 +397,7 @@ func (c *cmaes) update() {
 	clear(c.yw)
 	clear(c.zw)
 	for i, w := range p.weights {
-		k := c.order[i]
+		k := order[i]
 		y, z := c.y.RawRow(k), c.z.RawRow(k)
 		copy(c.rank.RawRow(i+1), y)
 		if i >= p.mu {

@@ -40,7 +40,10 @@ type Config struct {
 	// Bounds, when not nil, confine every point the strategy hands out (the
 	// rows of Ask, Best, Mean) to a box: the strategy samples in the
 	// unbounded space and each candidate is carried into the box by
-	// Bounds.Map (docs/ALGORITHMS.md Section 14). With Bounds, a drawn X0
+	// Bounds.Map (docs/ALGORITHMS.md Section 14); hees, hees2 and cmaes
+	// also rank their candidates with a penalty on leaving the box's
+	// preimage, which changes no evaluated point or reported value
+	// (Section 14.5). With Bounds, a drawn X0
 	// lies in the box and, when Sigma0 is 0, the default Sigma0 is 0.3 times
 	// the geometric mean g of the widths of the coordinates bounded on both
 	// sides; unequal widths then also give the default Stds w_i/g (1 for a

@@ -53,6 +53,9 @@ type core struct {
 	flatRef  float64
 
 	checks checker
+	// ranking is the scratch of the ranking penalty of bounded population
+	// strategies (penalized).
+	ranking boundRanking
 }
 
 // setupCore initialises the state shared by every strategy from a resolved

@@ -105,6 +105,16 @@ func (h *hees) writePopulation(pop *linalg.Dense) {
 	h.toBox(pop)
 }
 
+// searchPoint writes the search point of row k of the last Ask into dst:
+// the mean for row 0, x_k^± for the others (writePopulation).
+func (h *hees) searchPoint(dst []float64, k int) {
+	if k == 0 {
+		copy(dst, h.mean)
+		return
+	}
+	h.ad.candidate(dst, h.mean, h.sigma, (k-1)/2, k%2 == 0)
+}
+
 // Tell takes the values of the rows of the last Ask and performs one
 // generation of Algorithm 1: lines 14-18, then line 13 (none of them reads
 // what another one writes, and the determinant normalisation after line 13
@@ -115,15 +125,17 @@ func (h *hees) Tell(f []float64) error {
 	}
 	off := f[1:]
 	// Line 14: the ranks of the offspring (a generation without a finite
-	// offspring value is rejected, Section 13 item 8).
-	if h.observe(f) {
+	// offspring value is rejected, Section 13 item 8), by the values v,
+	// which are f unless a bounded run's penalty applies (Section 14.5).
+	v := h.penalized(f, h.searchPoint)
+	if h.observe(f, v) {
 		h.recombine()        // lines 14-15: the weights by rank, m
 		norm := h.cumulate() // lines 16-17: g_s, p_s
 		// Line 18: sigma <- sigma exp((c_s/d_s) (|p_s|/chi_d - sqrt(g_s))).
 		h.sigma *= xmath.Exp(float64((h.cs / h.ds) * (norm/h.chi - math.Sqrt(h.gs))))
 
 		// Line 13: A <- A computeG(...), with f(m_t), and |det A| = 1.
-		h.ad.adapt(&h.core, f[0], off)
+		h.ad.adapt(&h.core, v[0], v[1:])
 	}
 
 	h.gen++ // line 19
@@ -135,21 +147,22 @@ func (h *hees) Tell(f []float64) error {
 }
 
 // observe takes the values f of a generation: it counts them, ranks the
-// offspring f[1:] into h.order (line 14) and updates the best so far. A
-// generation without a finite offspring value is rejected (Section 13
-// item 8): m and A stay and sigma is halved. observe reports whether the
-// generation is accepted.
-func (h *hees) observe(f []float64) bool {
+// offspring by the values v[1:] into h.order (line 14; v is f, or f with
+// the penalty of a bounded run, Section 14.5) and updates the best so far
+// from f. A generation without a finite offspring value is rejected
+// (Section 13 item 8): m and A stay and sigma is halved. observe reports
+// whether the generation is accepted.
+func (h *hees) observe(f, v []float64) bool {
 	off := f[1:]
 	h.evals += len(f)
 	h.fMean = f[0]
-	rankOrder(h.order, off)
+	rankOrder(h.order, v[1:])
 
 	// Best so far: the mean first, so that it wins a tie.
 	if h.improves(f[0]) {
 		h.setBest(h.mean, f[0])
 	}
-	if b := h.order[0]; h.improves(off[b]) {
+	if b := bestIndex(off); h.improves(off[b]) {
 		h.ad.candidate(h.bestX, h.mean, h.sigma, b/2, b%2 == 1)
 		h.bestF, h.hasBest = off[b], true
 	}

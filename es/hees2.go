@@ -187,15 +187,16 @@ func (h *hees2) Tell(f []float64) error {
 		return err
 	}
 	off := f[1:]
-	if h.observe(f) {
+	v := h.penalized(f, h.searchPoint) // f unless a bounded run's penalty applies (Section 14.5)
+	if h.observe(f, v) {
 		h.recombine()
 		baseline := h.baseline() // from p_s before line 17 updates it
 		norm := h.cumulate()
 		// Departure 2: ln sigma <- ln sigma + (|p_s| - baseline)/(d_s chi_d).
 		h.sigma *= xmath.Exp((norm - baseline) / float64(h.ds*h.chi))
-		h.ad.adapt(&h.core, f[0], off)
+		h.ad.adapt(&h.core, v[0], v[1:])
 	}
-	best, worst := off[h.order[0]], off[h.order[len(off)-1]]
+	best, worst := off[bestIndex(off)], off[worstIndex(off)]
 	h.funHist.push(best)
 
 	h.gen++

@@ -29,6 +29,8 @@ func benchFlags(b *benchSettings) (*flag.FlagSet, *benchLists) {
 	fs.StringVar(&lists.restarts, "restarts", "none", "comma-separated restart `MODES`: none, ipop, bipop (restarts until the target or the budget)")
 	fs.Float64Var(&b.Budget, "budget", 1e4, "evaluation budget per run, as a multiple `B` of the dimension")
 	fs.Float64Var(&b.Sigma0, "sigma0", 2, "initial step size `S`")
+	fs.StringVar(&lists.lower, "lower", "", "lower bounds `L` of every run, as on hees run (d numbers only with a single -dims); the runs keep -sigma0")
+	fs.StringVar(&lists.upper, "upper", "", "upper bounds `U` of every run, as on hees run")
 	fs.IntVar(&b.Pairs, "pairs", 0, "with -algo hees alone, `N` mirrored pairs (0: the default)")
 	fs.IntVar(&b.Lambda, "lambda", 0, "with -algo cmaes alone, the population size `N` (0: the default)")
 	fs.IntVar(&b.Workers, "workers", 0, "number `W` of runs at a time; 0 means the number of CPUs")
@@ -49,6 +51,7 @@ type benchSettings struct {
 // benchLists holds the list flags before they are checked.
 type benchLists struct {
 	algos, suite, functions, dims, instances, restarts string
+	lower, upper                                       string
 }
 
 // runBench is the bench command.
@@ -118,6 +121,9 @@ func (b *benchSettings) check(l *benchLists) error {
 	if b.Instances, err = parseIntList("-instances", l.instances, 1, objectives.MaxBBOBInstance); err != nil {
 		return err
 	}
+	if b.Lower, b.Upper, err = benchBounds(l.lower, l.upper, b.Dims); err != nil {
+		return err
+	}
 	switch {
 	case !(b.Budget > 0) || b.Budget*float64(slices.Max(b.Dims)) > 1<<40:
 		return usagef("-budget %v: want a positive multiple of the dimension, at most 2^40 evaluations", b.Budget)
@@ -135,6 +141,34 @@ func (b *benchSettings) check(l *benchLists) error {
 		return usagef("-q and -v exclude each other")
 	}
 	return nil
+}
+
+// benchBounds reads -lower and -upper as hees run does: one number for
+// every coordinate, or d numbers when dims holds the single dimension d.
+// The box is checked in every dimension of the bench.
+func benchBounds(lower, upper string, dims []int) ([]float64, []float64, error) {
+	for _, value := range []string{lower, upper} {
+		if strings.Contains(value, ",") && len(dims) > 1 {
+			return nil, nil, usagef("-lower/-upper: a list of d numbers needs a single -dims")
+		}
+	}
+	sf := strategyFlags{lower: lower, upper: upper}
+	var sides [2][]float64
+	for _, d := range dims {
+		b, _, err := sf.bounds(d)
+		if err != nil {
+			return nil, nil, err
+		}
+		if b != nil {
+			sides = [2][]float64{b.Lower, b.Upper}
+		}
+	}
+	for i, value := range []string{lower, upper} {
+		if !strings.Contains(value, ",") && sides[i] != nil {
+			sides[i] = sides[i][:1] // one number: the Grid gives it to every coordinate
+		}
+	}
+	return sides[0], sides[1], nil
 }
 
 // onlyStrategy reports whether name is the only strategy of names.

@@ -356,6 +356,31 @@ func TestBenchInterrupt(t *testing.T) {
 	}
 }
 
+// TestBenchBounds runs a bench with -lower and -upper, one number and d
+// numbers: the runs' records keep the box, expanded to d numbers, and
+// every logged point lies in it (the library's bench tests check every
+// evaluation).
+func TestBenchBounds(t *testing.T) {
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	args := []string{"bench", "-algo", "hees", "-functions", "1", "-dims", "2", "-instances", "1", "-budget", "100",
+		"-lower", "0.5,0.25", "-upper", "1", "-q", "-out", out}
+	if code := run(args, strings.NewReader(""), &stdout, &stderr); code != exitOK {
+		t.Fatalf("hees %s: exit %d, stderr %q", strings.Join(args, " "), code, stderr.String())
+	}
+	record, err := os.ReadFile(filepath.Join(out, "runs", "hees", "f1_d2_i1.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(record), "\nlower 0x1p-01,0x1p-02\nupper 0x1p+00,0x1p+00\n") {
+		t.Errorf("the record does not keep the box:\n%s", record)
+	}
+	info, err := os.ReadFile(filepath.Join(out, "hees", "bbobexp_f1.info"))
+	if err != nil || !strings.Contains(string(info), "bounds=0.5;0.25:1") {
+		t.Errorf("the .info file does not name the box (%v):\n%s", err, info)
+	}
+}
+
 // TestBenchUsageErrors checks the refused command lines.
 func TestBenchUsageErrors(t *testing.T) {
 	out := t.TempDir()
@@ -383,6 +408,10 @@ func TestBenchUsageErrors(t *testing.T) {
 		{[]string{"-sigma0", "-1", "-out", out}, exitUsage, "-sigma0 -1"},
 		{[]string{"-workers", "-1", "-out", out}, exitUsage, "-workers -1"},
 		{[]string{"-q", "-v", "-out", out}, exitUsage, "exclude each other"},
+		{[]string{"-lower", "1,2", "-out", out}, exitUsage, "-lower/-upper: a list of d numbers needs a single -dims"},
+		{[]string{"-dims", "3", "-lower", "1,2", "-out", out}, exitUsage, "-lower has 2 numbers, want 1 or d = 3"},
+		{[]string{"-lower", "x", "-out", out}, exitUsage, `-lower: "x" is not a number`},
+		{[]string{"-lower", "2", "-upper", "1", "-out", out}, exitUsage, "-lower/-upper: Bounds: Lower[0] = 2 is not below Upper[0] = 1"},
 		{[]string{"-out", out, "extra"}, exitUsage, `unexpected argument "extra"`},
 		{[]string{"-algo", "hees", "-functions", "1", "-dims", "2", "-instances", "1", "-budget", "1", "-out", out},
 			exitFailure, "smaller than the first generation"},

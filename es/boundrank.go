@@ -1,0 +1,156 @@
+package es
+
+import (
+	"math"
+	"slices"
+)
+
+// boundPenaltyFactor is c in the ranking penalty of bounded population
+// strategies, gamma = c·IQR(f) (docs/ALGORITHMS.md Section 14.5).
+const boundPenaltyFactor = 3
+
+// boundRanking is the scratch of the ranking penalty (penalized): no state
+// of its own, every value is recomputed from the generation.
+type boundRanking struct {
+	point  []float64 // a search point
+	scale  []float64 // sigma_i = sigma·sqrt((A A^T)_ii)
+	pen    []float64 // p_k of each row
+	sorted []float64 // the finite values, sorted
+	values []float64 // f_k + gamma p_k
+}
+
+// penalized returns the values a population strategy ranks and adapts with
+// in a generation with the values f (docs/ALGORITHMS.md Section 14.5): f
+// itself without Bounds, or when every row's search point lies in the
+// preimage [L - aL, U + aU] of the box; otherwise f_k + gamma p_k, where
+// p_k = (1/d) sum_i (delta_ki/sigma_i)^2 with delta_ki the distance of
+// coordinate i of row k's search point to that preimage and sigma_i the
+// strategy's standard deviation along coordinate i, and gamma =
+// boundPenaltyFactor × the interquartile range of the finite values of f
+// (f itself when that range is not positive and finite). point(k, dst)
+// writes the search point of row k into dst. The best point and the stop
+// criteria keep f: the penalty only steers the search. O(d) per row plus
+// O(d^2); no allocation once the scratch has grown.
+func (c *core) penalized(f []float64, point func(dst []float64, k int)) []float64 {
+	if c.cfg.Bounds == nil {
+		return f
+	}
+	r := &c.ranking
+	d := c.cfg.Dim
+	r.point = grow(r.point, d)
+	r.pen = grow(r.pen, len(f))
+	outside := false
+	for k := range f {
+		point(r.point, k)
+		outside = outside || c.out.preimageOutside(r.point)
+	}
+	if !outside {
+		return f
+	}
+	r.sorted = r.sorted[:0]
+	for _, v := range f {
+		if finite(v) {
+			r.sorted = append(r.sorted, v)
+		}
+	}
+	slices.Sort(r.sorted)
+	n := len(r.sorted)
+	if n < 2 {
+		return f
+	}
+	// The quartiles at the ranks (n+1)/4 and 3(n+1)/4, as pycma's
+	// BoundPenalty takes them.
+	gamma := float64(boundPenaltyFactor * (r.sorted[min(3*(n+1)/4, n-1)] - r.sorted[(n+1)/4]))
+	if !(gamma > 0) || math.IsInf(gamma, 1) {
+		return f
+	}
+	r.scale = grow(r.scale, d)
+	for i := range r.scale {
+		var s2 float64
+		for _, v := range c.a.RawRow(i) {
+			s2 += float64(v * v)
+		}
+		r.scale[i] = c.sigma * math.Sqrt(s2)
+	}
+	r.values = grow(r.values, len(f))
+	for k, v := range f {
+		point(r.point, k)
+		p := c.out.preimageDistance(r.point, r.scale) / float64(d)
+		r.values[k] = v
+		if p > 0 {
+			r.values[k] = v + float64(gamma*p)
+		}
+	}
+	return r.values
+}
+
+// grow returns s with length n, reallocated only when its capacity is
+// smaller.
+func grow(s []float64, n int) []float64 {
+	if cap(s) < n {
+		return make([]float64, n)
+	}
+	return s[:n]
+}
+
+// preimageOutside reports whether some coordinate of the search point x
+// lies outside the preimage [L - aL, U + aU] of the box, where the map of
+// Bounds is not the one-to-one part (Bounds.Map).
+func (m searchMap) preimageOutside(x []float64) bool {
+	return m.preimageDistance(x, nil) > 0
+}
+
+// preimageDistance returns sum_i (delta_i/scale_i)^2, where delta_i is the
+// distance of coordinate i of the search point x to the preimage
+// [L - aL, U + aU] of the box (in search units: divided by Stds), with
+// scale nil counting every scale_i as 1. A NaN coordinate adds nothing.
+func (m searchMap) preimageDistance(x, scale []float64) float64 {
+	var sum float64
+	for i, v := range x {
+		if m.stds != nil {
+			v = float64(v * m.stds[i])
+		}
+		c := m.bounds.coord(i)
+		var delta float64
+		switch {
+		case v < c.lo:
+			delta = c.lo - v
+		case v > c.hi:
+			delta = v - c.hi
+		default:
+			continue
+		}
+		if m.stds != nil {
+			delta /= m.stds[i]
+		}
+		if scale != nil {
+			delta /= scale[i]
+		}
+		sum += float64(delta * delta)
+	}
+	return sum
+}
+
+// bestIndex returns the index of the best value of f by compareValues,
+// the smaller index on a tie: the first index of rankOrder.
+func bestIndex(f []float64) int {
+	b := 0
+	for i := 1; i < len(f); i++ {
+		if compareValues(f[i], f[b]) < 0 {
+			b = i
+		}
+	}
+	return b
+}
+
+// worstIndex returns the index of the worst value of f by compareValues,
+// the larger index on a tie: the last index of rankOrder.
+func worstIndex(f []float64) int {
+	w := 0
+	for i := 1; i < len(f); i++ {
+		if compareValues(f[i], f[w]) >= 0 {
+			w = i
+		}
+	}
+	return w
+}
