@@ -116,7 +116,8 @@ type Config struct {
 	// For hees2 it is pycma's tolfun on the 2 lambda~ offspring values and
 	// the best values of the last 10 + ceil(30 d/(2 lambda~)) generations,
 	// once that many have passed (0 means 1e-11).
-	// A negative value switches the criterion off.
+	// A negative value switches the criterion off (for hees2 also its
+	// tolx, which stops once every sigma sqrt((A A^T)_ii) is below 1e-11).
 	TolFun float64
 }
 
