@@ -321,3 +321,41 @@ func TestHEES2TolX(t *testing.T) {
 		t.Errorf("stop %q after %d generations with largest sigma sqrt(C_ii) = %g, want tolx below 1e-11", s.Stop(), s.Generation(), spread())
 	}
 }
+
+// TestHEES2EtaA checks departure 5: eta_A defaults to 1 when lambda~ >= d
+// (every first block a full frame), also in IPOP's restarts with doubled
+// populations, and to the paper's 0.5 otherwise; a given EtaA is kept,
+// and hees keeps 0.5.
+func TestHEES2EtaA(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		cfg  Config
+		want float64
+	}{
+		{nameHEES2, Config{Dim: 2}, 1},
+		{nameHEES2, Config{Dim: 4}, 1},
+		{nameHEES2, Config{Dim: 5}, 0.5},
+		{nameHEES2, Config{Dim: 10}, 0.5},
+		{nameHEES2, Config{Dim: 10, Pairs: 10}, 1},
+		{nameHEES2, Config{Dim: 2, EtaA: 0.3}, 0.3},
+		{nameHEES, Config{Dim: 2}, 0.5},
+	} {
+		got, err := resolve(c.name, c.cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.EtaA != c.want {
+			t.Errorf("%s %+v: EtaA = %v, want %v", c.name, c.cfg, got.EtaA, c.want)
+		}
+	}
+	w, err := NewIPOP(nameHEES2, Config{Dim: 5, Seed: 1}, IPOPConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r, want := range []float64{0.5, 1, 1} {
+		c, _ := w.runConfig(r)
+		if got, err := resolve(nameHEES2, c); err != nil || got.EtaA != want {
+			t.Errorf("IPOP restart %d in d = 5 (Pairs %d): EtaA = %v (%v), want %v", r, got.Pairs, got.EtaA, err, want)
+		}
+	}
+}
