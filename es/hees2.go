@@ -57,11 +57,12 @@ import (
 //     O(lambda~ d): with the projections <u_k, p_s>, computed once, |p~_r|^2
 //     is a sum over the pairs (baseline), and the permutations take one
 //     random word each (rng.Stream.Shuffle). Time per evaluation at d = 10
-//     (BenchmarkGeneration, median of 10 interleaved rounds): 1.05× hees,
-//     against 1.49× with the paths formed one by one and a second
-//     Gram-Schmidt of the first block. The price is noise: across seeds
-//     ln sigma spreads about twice as wide as with hees on a random
-//     function (standard deviation 4.7 against 2.1 at d = 10). The exactly
+//     (BenchmarkGeneration, medians of three sets of interleaved rounds on
+//     a shared machine): 1.05-1.25× hees, against 1.49-1.60× with the
+//     paths formed one by one and a second Gram-Schmidt of the first
+//     block. The price is noise: across seeds ln sigma spreads about
+//     twice as wide as with hees on a random function (standard deviation
+//     4.7 against 2.1 at d = 10). The exactly
 //     unbiased alternative sigma <- sigma exp((c_s/(2 d_s)) (|p_s|^2/d -
 //     g_s)) was measured too: it costs evaluations (sphere d = 10 1,101
 //     against 738 with the baseline, d = 2 348 against 223).
