@@ -52,47 +52,50 @@ func (ad *adaptation) setup(k, d int, kappa, etaA float64) {
 }
 
 // sample draws the directions of generation gen (Algorithm 1 lines 8-10,
-// Algorithm 4 line 4) and computes A u_k: draw, then transform.
+// Algorithm 4 line 4), Algorithm 2 (docs/ALGORITHMS.md Section 2): fill,
+// then orthogonalise; then it computes A u_k (transform). The cost is
+// O(d k min(k, d)) for the directions and O(k d^2) for the products.
 func (ad *adaptation) sample(key rng.Key, gen int, a *linalg.Dense) error {
-	if err := ad.draw(key, gen); err != nil {
+	ad.fill(key, gen)
+	if err := ad.orthogonalise(); err != nil {
 		return err
 	}
 	ad.transform(a)
 	return nil
 }
 
-// draw draws the directions of generation gen, Algorithm 2
-// (docs/ALGORITHMS.md Section 2): vector k is N(0, I_d) from the
-// sub-stream (purposeSample, gen, k); the vectors of block j (numbers
-// j·d .. j·d+d-1, block-major as in the reference code) are orthogonalised
-// among themselves by Gram-Schmidt in order, keeping their original
-// lengths. Gram-Schmidt on the first vectors of a block does not depend on
-// the later ones, so the unused vectors of the last block are never drawn
-// (docs/ALGORITHMS.md Section 1, index typos). The cost is
-// O(d k min(k, d)).
-func (ad *adaptation) draw(key rng.Key, gen int) error {
-	k, d := ad.u.Dims()
-	for i := 0; i < k; i++ {
+// fill draws the Gaussian vectors of generation gen into the rows of u:
+// vector k is N(0, I_d) from the sub-stream (purposeSample, gen, k).
+func (ad *adaptation) fill(key rng.Key, gen int) {
+	for i := range ad.norms {
 		st := rng.NewStream(key, purposeSample, uint64(gen), uint64(i))
 		st.FillNormal(ad.u.RawRow(i))
 	}
+}
+
+// orthogonalise orthonormalises the rows of u by blocks (Algorithm 2
+// lines 3-4): the vectors of block j (numbers j·d .. j·d+d-1, block-major
+// as in the reference code) by Gram-Schmidt among themselves in order,
+// writing their original lengths into norms. Gram-Schmidt on the first
+// vectors of a block does not depend on the later ones, so the unused
+// vectors of the last block are never drawn (docs/ALGORITHMS.md Section 1,
+// index typos).
+func (ad *adaptation) orthogonalise() error {
+	k, d := ad.u.Dims()
 	if k <= d {
-		if err := orthonormalise(&ad.u, ad.norms); err != nil {
+		return orthonormalise(&ad.u, ad.norms)
+	}
+	for j0 := 0; j0 < k; j0 += d {
+		n := min(d, k-j0)
+		resize(&ad.block, n, d)
+		for i := 0; i < n; i++ {
+			copy(ad.block.RawRow(i), ad.u.RawRow(j0+i))
+		}
+		if err := orthonormalise(&ad.block, ad.norms[j0:j0+n]); err != nil {
 			return err
 		}
-	} else {
-		for j0 := 0; j0 < k; j0 += d {
-			n := min(d, k-j0)
-			resize(&ad.block, n, d)
-			for i := 0; i < n; i++ {
-				copy(ad.block.RawRow(i), ad.u.RawRow(j0+i))
-			}
-			if err := orthonormalise(&ad.block, ad.norms[j0:j0+n]); err != nil {
-				return err
-			}
-			for i := 0; i < n; i++ {
-				copy(ad.u.RawRow(j0+i), ad.block.RawRow(i))
-			}
+		for i := 0; i < n; i++ {
+			copy(ad.u.RawRow(j0+i), ad.block.RawRow(i))
 		}
 	}
 	return nil

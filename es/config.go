@@ -88,7 +88,9 @@ type Config struct {
 	// EtaA is the learning rate eta_A of computeG (Algorithm 3), positive.
 	// 0 means 0.5 for hees and hees2 (the reference code's lr,
 	// docs/ALGORITHMS.md Section 3) and 1 for hees14 (the analysed setting,
-	// Section 13 item 2). Only for hees, hees2 and hees14.
+	// Section 13 item 2); for hees2 with Pairs >= Dim (every generation's
+	// first block a full frame) it means 1 (docs/ALGORITHMS.md Section 17).
+	// Only for hees, hees2 and hees14.
 	EtaA float64
 	// CS is the cumulation constant c_s of the full HE-ES's step-size
 	// adaptation, in (0, 1]. 0 means (mu_eff^mirr + 2)/(d + mu_eff^mirr + 3)
@@ -119,7 +121,8 @@ type Config struct {
 	// For hees2 it is pycma's tolfun on the 2 lambda~ offspring values and
 	// the best values of the last 10 + ceil(30 d/(2 lambda~)) generations,
 	// once that many have passed (0 means 1e-11).
-	// A negative value switches the criterion off.
+	// A negative value switches the criterion off (for hees2 also its
+	// tolx, which stops once every sigma sqrt((A A^T)_ii) is below 1e-11).
 	TolFun float64
 }
 
@@ -245,6 +248,9 @@ func resolve(name string, cfg Config) (Config, error) {
 			cfg.EtaA = 0.5 // reference code, docs/ALGORITHMS.md Sec. 3
 			if name == nameHEES14 {
 				cfg.EtaA = 1 // analysed setting, Sec. 13 item 2
+			}
+			if name == nameHEES2 && cfg.Pairs >= d {
+				cfg.EtaA = 1 // full frames, departure 5 (es/hees2.go, Sec. 17)
 			}
 		}
 		if !(cfg.EtaA > 0) || math.IsInf(cfg.EtaA, 1) {

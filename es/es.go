@@ -151,7 +151,8 @@ const (
 	// span less than 1e-12 (pycma's tolfunhist; cmaes only).
 	ReasonTolFunHist Reason = "tolfunhist"
 	// Every coordinate's standard deviation sigma sqrt(C_ii) and every
-	// sigma |p_c,i| fell below 1e-11 (pycma's tolx; cmaes only).
+	// sigma |p_c,i| fell below 1e-11 (pycma's tolx; cmaes, and hees2 with
+	// C = A A^T and no p_c).
 	ReasonTolX Reason = "tolx"
 	// The medians of the recent generations' best and median values stopped
 	// improving (pycma's tolstagnation; cmaes only).

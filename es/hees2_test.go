@@ -286,3 +286,76 @@ func TestHEES2Config(t *testing.T) {
 		}
 	}
 }
+
+// TestHEES2TolX checks the tolx of departure 4 on f(x) = sum sqrt|x_i|,
+// whose values change like sqrt(sigma) near the optimum, so that tolfun
+// (1e-11 on the values) would need sigma near 1e-22: hees2 stops by tolx
+// in the first generation after which every sigma sqrt((A A^T)_ii) is
+// below 1e-11.
+func TestHEES2TolX(t *testing.T) {
+	f := func(x []float64) float64 {
+		var s float64
+		for _, v := range x {
+			s += math.Sqrt(math.Abs(v))
+		}
+		return s
+	}
+	s := stNew(t, nameHEES2, Config{Dim: 4, Seed: 2, X0: []float64{1, 1, 1, 1}})
+	a := s.Transform()
+	spread := func() float64 { // the largest sigma sqrt((A A^T)_ii)
+		var m float64
+		for i := range 4 {
+			m = max(m, s.Sigma()*linalg.Norm(a.RawRow(i)))
+		}
+		return m
+	}
+	var pop linalg.Dense
+	var vals []float64
+	for s.Stop() == "" && s.Generation() < 5000 {
+		if spread() < 1e-11 {
+			t.Fatalf("generation %d: largest sigma sqrt(C_ii) = %g < 1e-11 and no stop", s.Generation(), spread())
+		}
+		vals = stGeneration(t, s, f, &pop, vals)
+	}
+	if s.Stop() != ReasonTolX || !(spread() < 1e-11) {
+		t.Errorf("stop %q after %d generations with largest sigma sqrt(C_ii) = %g, want tolx below 1e-11", s.Stop(), s.Generation(), spread())
+	}
+}
+
+// TestHEES2EtaA checks departure 5: eta_A defaults to 1 when lambda~ >= d
+// (every first block a full frame), also in IPOP's restarts with doubled
+// populations, and to the paper's 0.5 otherwise; a given EtaA is kept,
+// and hees keeps 0.5.
+func TestHEES2EtaA(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		cfg  Config
+		want float64
+	}{
+		{nameHEES2, Config{Dim: 2}, 1},
+		{nameHEES2, Config{Dim: 4}, 1},
+		{nameHEES2, Config{Dim: 5}, 0.5},
+		{nameHEES2, Config{Dim: 10}, 0.5},
+		{nameHEES2, Config{Dim: 10, Pairs: 10}, 1},
+		{nameHEES2, Config{Dim: 2, EtaA: 0.3}, 0.3},
+		{nameHEES, Config{Dim: 2}, 0.5},
+	} {
+		got, err := resolve(c.name, c.cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.EtaA != c.want {
+			t.Errorf("%s %+v: EtaA = %v, want %v", c.name, c.cfg, got.EtaA, c.want)
+		}
+	}
+	w, err := NewIPOP(nameHEES2, Config{Dim: 5, Seed: 1}, IPOPConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r, want := range []float64{0.5, 1, 1} {
+		c, _ := w.runConfig(r)
+		if got, err := resolve(nameHEES2, c); err != nil || got.EtaA != want {
+			t.Errorf("IPOP restart %d in d = 5 (Pairs %d): EtaA = %v (%v), want %v", r, got.Pairs, got.EtaA, err, want)
+		}
+	}
+}

@@ -1,0 +1,100 @@
+package rng
+
+import (
+	"math"
+	"slices"
+	"testing"
+)
+
+// TestShuffleUniform checks that Shuffle gives every permutation of 4
+// elements equally often (chi-square over the 24 of them) and that it
+// permutes: the elements stay the same.
+func TestShuffleUniform(t *testing.T) {
+	const n, draws = 4, 240000
+	counts := map[[n]int]int{}
+	st := NewStream(KeyFromSeed(1), 9, 0, 0)
+	p := make([]int, n)
+	for range draws {
+		for i := range p {
+			p[i] = i
+		}
+		st.Shuffle(p)
+		counts[[n]int(p)]++
+	}
+	if len(counts) != 24 {
+		t.Fatalf("%d distinct permutations of 4 elements, want 24", len(counts))
+	}
+	want := float64(draws) / 24
+	var chi2 float64
+	for _, c := range counts {
+		chi2 += (float64(c) - want) * (float64(c) - want) / want
+	}
+	// 23 degrees of freedom: P(chi2 > 49.7) = 0.001.
+	if chi2 > 49.7 {
+		t.Errorf("chi-square %.1f over 24 permutations, want < 49.7", chi2)
+	}
+}
+
+// TestShuffleRejects checks the batched indices on 20 elements, whose 19
+// bounds share one word with P = 20! ≈ 0.13 · 2^64: the words are
+// rejected at the rate (2^64 mod P)/2^64 = 7.68% that makes the indices
+// exact (the bias the rejection removes is spread too finely over the
+// values of floor(r P / 2^64) for a marginal to show it), and the element
+// that lands in the last place is uniform.
+func TestShuffleRejects(t *testing.T) {
+	const n, draws = 20, 200000
+	st := NewStream(KeyFromSeed(2), 9, 0, 0)
+	var counts [n]int
+	p := make([]int, n)
+	for range draws {
+		for i := range p {
+			p[i] = i
+		}
+		st.Shuffle(p)
+		counts[p[n-1]]++
+		if !slices.Equal(slices.Sorted(slices.Values(p)), []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19}) {
+			t.Fatalf("Shuffle lost elements: %v", p)
+		}
+	}
+	if words := float64(st.Pos()) / draws; math.Abs(words-1/(1-0.0768)) > 0.005 {
+		t.Errorf("%.4f words per shuffle of 20, want %.4f (7.7%% rejected)", words, 1/(1-0.0768))
+	}
+	want := float64(draws) / n
+	var chi2 float64
+	for _, c := range counts {
+		chi2 += (float64(c) - want) * (float64(c) - want) / want
+	}
+	// 19 degrees of freedom: P(chi2 > 43.8) = 0.001.
+	if chi2 > 43.8 {
+		t.Errorf("chi-square %.1f over the last element, want < 43.8: %v", chi2, counts)
+	}
+}
+
+// TestShuffleLong checks a shuffle of 100 elements, whose bounds need
+// several words: every element lands in the first and in the last place
+// about equally often.
+func TestShuffleLong(t *testing.T) {
+	const n, draws = 100, 50000
+	st := NewStream(KeyFromSeed(3), 9, 0, 0)
+	var first, last [n]int
+	p := make([]int, n)
+	for range draws {
+		for i := range p {
+			p[i] = i
+		}
+		st.Shuffle(p)
+		first[p[0]]++
+		last[p[n-1]]++
+	}
+	want := float64(draws) / n
+	for _, counts := range [][n]int{first, last} {
+		var chi2 float64
+		for _, c := range counts {
+			chi2 += (float64(c) - want) * (float64(c) - want) / want
+		}
+		// 99 degrees of freedom: P(chi2 > 148.2) = 0.001.
+		if chi2 > 148.2 {
+			t.Errorf("chi-square %.1f, want < 148.2", chi2)
+		}
+	}
+}
