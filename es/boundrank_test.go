@@ -15,9 +15,9 @@ import (
 // [-5.25, 5.25]^2; sigma = 0.5 and A = diag(1, 2) give sigma_1 = 0.5,
 // sigma_2 = 1. The points (0, 0), (6.25, 0), (0, -7.25), (5.25, 5.25) and
 // (0.5, -0.5) lie (0, 0), (1, 0), (0, 2), (0, 0) and (0, 0) outside it, so
-// p = (0, 2, 2, 0, 0): (1/0.5)^2/2 and (2/1)^2/2. The values 5, 1, 4, 2, 3 have the
-// quartiles 2 and 5 (ranks 1 and 4 of 0-4), gamma = 3·3 = 9, and the
-// penalized values are 5, 19, 22, 2, 3.
+// p = (0, 2, 2, 0, 0): (1/0.5)^2/2 and (2/1)^2/2. The values 5, 1, 4, 2,
+// 3 have the quartiles 2 and 5 (ranks 1 and 4 of 0-4), gamma = 3·3 = 9,
+// and the penalized values are 5, 19, 22, 2, 3.
 func TestBoundsPenalizedValues(t *testing.T) {
 	points := [][]float64{{0, 0}, {6.25, 0}, {0, -7.25}, {5.25, 5.25}, {0.5, -0.5}}
 	point := func(dst []float64, k int) { copy(dst, points[k]) }
