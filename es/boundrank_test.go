@@ -66,6 +66,20 @@ func TestBoundsPenalizedValues(t *testing.T) {
 	}
 }
 
+// penaltyCore returns the core of a population strategy with the ranking
+// penalty (hees, hees2, cmaes), nil for another.
+func penaltyCore(s Strategy) *core {
+	switch s := s.(type) {
+	case *hees:
+		return &s.core
+	case *hees2:
+		return &s.core
+	case *cmaes:
+		return &s.core
+	}
+	return nil
+}
+
 // TestBoundsPenaltyKeepsMean runs the population strategies on 3-D
 // Rastrigin in a box whose map folds the landscape (the box is narrower
 // than sigma0's spread on two coordinates): with the ranking penalty every
@@ -90,15 +104,7 @@ func TestBoundsPenaltyKeepsMean(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var c *core
-			switch s := s.(type) {
-			case *hees:
-				c = &s.core
-			case *hees2:
-				c = &s.core
-			case *cmaes:
-				c = &s.core
-			}
+			c := penaltyCore(s)
 			switch {
 			case p.outside != 0:
 				t.Errorf("%s seed %d: %d points outside the box", name, seed, p.outside)
@@ -130,15 +136,7 @@ func TestBoundsPenaltyZeroAllocs(t *testing.T) {
 	for _, name := range []string{nameHEES, nameHEES2, nameCMAES} {
 		cfg := Config{Dim: d, Seed: 1, TolFun: -1, Bounds: &Bounds{Lower: make([]float64, d)}, X0: make([]float64, d)}
 		s := stNew(t, name, cfg)
-		var c *core
-		switch s := s.(type) {
-		case *hees:
-			c = &s.core
-		case *hees2:
-			c = &s.core
-		case *cmaes:
-			c = &s.core
-		}
+		c := penaltyCore(s)
 		var pop linalg.Dense
 		vals := make([]float64, s.PopulationSize())
 		gens, penalized := 0, 0
