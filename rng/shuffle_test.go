@@ -1,6 +1,7 @@
 package rng
 
 import (
+	"maps"
 	"math"
 	"math/bits"
 	"slices"
@@ -25,11 +26,7 @@ func TestShuffleUniform(t *testing.T) {
 	if len(counts) != 24 {
 		t.Fatalf("%d distinct permutations of 4 elements, want 24", len(counts))
 	}
-	want := float64(draws) / 24
-	var chi2 float64
-	for _, c := range counts {
-		chi2 += (float64(c) - want) * (float64(c) - want) / want
-	}
+	chi2 := chiSquare(slices.Collect(maps.Values(counts)), draws)
 	// 23 degrees of freedom: P(chi2 > 49.7) = 0.001.
 	if chi2 > 49.7 {
 		t.Errorf("chi-square %.1f over 24 permutations, want < 49.7", chi2)
@@ -60,11 +57,7 @@ func TestShuffleRejects(t *testing.T) {
 	if words := float64(st.Pos()) / draws; math.Abs(words-1/(1-0.0768)) > 0.005 {
 		t.Errorf("%.4f words per shuffle of 20, want %.4f (7.7%% rejected)", words, 1/(1-0.0768))
 	}
-	want := float64(draws) / n
-	var chi2 float64
-	for _, c := range counts {
-		chi2 += (float64(c) - want) * (float64(c) - want) / want
-	}
+	chi2 := chiSquare(counts[:], draws)
 	// 19 degrees of freedom: P(chi2 > 43.8) = 0.001.
 	if chi2 > 43.8 {
 		t.Errorf("chi-square %.1f over the last element, want < 43.8: %v", chi2, counts)
@@ -87,12 +80,8 @@ func TestShuffleLong(t *testing.T) {
 		first[p[0]]++
 		last[p[n-1]]++
 	}
-	want := float64(draws) / n
 	for _, counts := range [][n]int{first, last} {
-		var chi2 float64
-		for _, c := range counts {
-			chi2 += (float64(c) - want) * (float64(c) - want) / want
-		}
+		chi2 := chiSquare(counts[:], draws)
 		// 99 degrees of freedom: P(chi2 > 148.2) = 0.001.
 		if chi2 > 148.2 {
 			t.Errorf("chi-square %.1f, want < 148.2", chi2)
