@@ -59,7 +59,8 @@ func (c *core) penalized(f []float64, point func(dst []float64, k int)) []float6
 		return f
 	}
 	// The quartiles at the ranks (n+1)/4 and 3(n+1)/4, as pycma's
-	// BoundPenalty takes them.
+	// BoundPenalty takes them; 3(n+1)/4 passes n-1 for n = 2 and 3 (few
+	// finite values), which take the largest value.
 	gamma := float64(boundPenaltyFactor * (r.sorted[min(3*(n+1)/4, n-1)] - r.sorted[(n+1)/4]))
 	if !(gamma > 0) || math.IsInf(gamma, 1) {
 		return f

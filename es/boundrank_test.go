@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"testing"
+
+	"github.com/hees-dev/hees/linalg"
 )
 
 // TestBoundsPenalizedValues checks the ranking penalty of a bounded run
@@ -13,9 +15,9 @@ import (
 // [-5.25, 5.25]^2; sigma = 0.5 and A = diag(1, 2) give sigma_1 = 0.5,
 // sigma_2 = 1. The points (0, 0), (6.25, 0), (0, -7.25), (5.25, 5.25) and
 // (0.5, -0.5) lie (0, 0), (1, 0), (0, 2), (0, 0) and (0, 0) outside it, so
-// p = (0, 2, 2, 0, 0): (1/0.5)^2/2 and (2/1)^2/2. The values 5, 1, 4, 2, 3 have the
-// quartiles 2 and 5 (ranks 1 and 4 of 0-4), gamma = 3·3 = 9, and the
-// penalized values are 5, 19, 22, 2, 3.
+// p = (0, 2, 2, 0, 0): (1/0.5)^2/2 and (2/1)^2/2. The values 5, 1, 4, 2,
+// 3 have the quartiles 2 and 5 (ranks 1 and 4 of 0-4), gamma = 3·3 = 9,
+// and the penalized values are 5, 19, 22, 2, 3.
 func TestBoundsPenalizedValues(t *testing.T) {
 	points := [][]float64{{0, 0}, {6.25, 0}, {0, -7.25}, {5.25, 5.25}, {0.5, -0.5}}
 	point := func(dst []float64, k int) { copy(dst, points[k]) }
@@ -64,6 +66,20 @@ func TestBoundsPenalizedValues(t *testing.T) {
 	}
 }
 
+// penaltyCore returns the core of a population strategy with the ranking
+// penalty (hees, hees2, cmaes), nil for another.
+func penaltyCore(s Strategy) *core {
+	switch s := s.(type) {
+	case *hees:
+		return &s.core
+	case *hees2:
+		return &s.core
+	case *cmaes:
+		return &s.core
+	}
+	return nil
+}
+
 // TestBoundsPenaltyKeepsMean runs the population strategies on 3-D
 // Rastrigin in a box whose map folds the landscape (the box is narrower
 // than sigma0's spread on two coordinates): with the ranking penalty every
@@ -88,15 +104,7 @@ func TestBoundsPenaltyKeepsMean(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var c *core
-			switch s := s.(type) {
-			case *hees:
-				c = &s.core
-			case *hees2:
-				c = &s.core
-			case *cmaes:
-				c = &s.core
-			}
+			c := penaltyCore(s)
 			switch {
 			case p.outside != 0:
 				t.Errorf("%s seed %d: %d points outside the box", name, seed, p.outside)
@@ -105,6 +113,61 @@ func TestBoundsPenaltyKeepsMean(t *testing.T) {
 			case c.out.preimageOutside(c.mean):
 				t.Errorf("%s seed %d: the mean %v lies outside the preimage of the box", name, seed, c.mean)
 			}
+		}
+	}
+}
+
+// TestBoundsPenaltyZeroAllocs checks that a generation of hees, hees2 and
+// cmaes in which the ranking penalty applies allocates nothing in steady
+// state. The objective sum_i y_i of the box's points y is least on the
+// box's lower side, where the search points converge to the edge of its
+// preimage, so that some of every generation's points lie outside it: the
+// test counts the generations in which the penalty applied by a sentinel
+// in its scratch, and wants all of them.
+func TestBoundsPenaltyZeroAllocs(t *testing.T) {
+	const d = 10
+	sum := func(y []float64) float64 {
+		var s float64
+		for _, v := range y {
+			s += v
+		}
+		return s
+	}
+	for _, name := range []string{nameHEES, nameHEES2, nameCMAES} {
+		cfg := Config{Dim: d, Seed: 1, TolFun: -1, Bounds: &Bounds{Lower: make([]float64, d)}, X0: make([]float64, d)}
+		s := stNew(t, name, cfg)
+		c := penaltyCore(s)
+		var pop linalg.Dense
+		vals := make([]float64, s.PopulationSize())
+		gens, penalized := 0, 0
+		generation := func() {
+			if err := s.Ask(&pop); err != nil {
+				t.Fatal(err)
+			}
+			r, _ := pop.Dims()
+			for i := range r {
+				vals[i] = sum(pop.RawRow(i))
+			}
+			if len(c.ranking.values) > 0 {
+				c.ranking.values[0] = math.NaN() // f[0] is finite
+			}
+			if err := s.Tell(vals[:r]); err != nil {
+				t.Fatal(err)
+			}
+			gens++
+			if len(c.ranking.values) > 0 && !math.IsNaN(c.ranking.values[0]) {
+				penalized++
+			}
+		}
+		for range 20 {
+			generation()
+		}
+		gens, penalized = 0, 0
+		if allocs := testing.AllocsPerRun(200, generation); allocs != 0 {
+			t.Errorf("%s: %v allocations per generation, want 0", name, allocs)
+		}
+		if penalized != gens || s.Stop() != "" {
+			t.Errorf("%s: the penalty applied in %d of %d generations, stop %q: not every generation measured it", name, penalized, gens, s.Stop())
 		}
 	}
 }

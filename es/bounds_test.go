@@ -905,8 +905,9 @@ func TestSearchMap(t *testing.T) {
 // to the boundary and stops, so that BIPOP restarts: no evaluated point
 // leaves the box, the best point is the projection of the centre, and a
 // run saved and restored through Load every few generations equals the
-// uninterrupted one. (On Rastrigin in this box, hees's mean random-walks
-// through the periodic fold of the map, docs/ALGORITHMS.md Section 14.5.)
+// uninterrupted one. (On Rastrigin in this box, hees's mean random-walked
+// through the periodic fold of the map before the ranking penalty of
+// docs/ALGORITHMS.md Section 14.5, TestBoundsPenaltyKeepsMean.)
 func TestBoundsBIPOP(t *testing.T) {
 	d := 3
 	b := &Bounds{Lower: []float64{0.5, -3, -3}, Upper: []float64{3, 3, 0.25}}

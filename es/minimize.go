@@ -103,10 +103,11 @@ type Options struct {
 	// stops with ReasonTimeLimit.
 	MaxTime time.Duration
 	// Progress, when not nil, is called in the calling goroutine after
-	// every generation. A nil Progress costs nothing.
+	// every generation, and after the batch of known points of Inject
+	// (Progress.Injected). A nil Progress costs nothing.
 	Progress func(Progress)
 	// Trace, when not nil, receives a row after every generation (see
-	// Trace for the columns and the cost).
+	// Trace for the columns and the cost), none for the batch of Inject.
 	Trace *Trace
 	// OnError is the failure policy for an evaluation of a ProblemContext
 	// that returns an error (after Retries): OnErrorStop (the zero value)

@@ -36,8 +36,9 @@ var otherProjects = []string{"gonum", "go", "golang", "golang/go", "pycma", "num
 // sorted: a cited document or a Markdown link target that is not in the
 // tree, and an issue-tracker number. It reads Go files (only their
 // comments and string literals), Markdown files and plain text files
-// (*.txt, such as the help texts that cmd/hees embeds). A cited name resolves against root or against the
-// citing file's directory; a link target against the file's directory.
+// (*.txt, such as the help texts that cmd/hees embeds). A cited name
+// resolves against root or against the citing file's directory; a link
+// target against the file's directory.
 func check(root string) ([]string, error) {
 	var problems []string
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {

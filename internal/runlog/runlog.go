@@ -112,8 +112,9 @@ const InjectedGeneration = -1
 // name the candidate (row r of generation g, the strategy's count before
 // the generation's Tell; generation InjectedGeneration for a known point
 // of hees run -inject, row r of its batch), status is a Status, f the
-// value and x1 ... xd the point. Floats are written in the shortest form that reads back to the
-// same float64 ("NaN", "+Inf" and "-Inf" for those values).
+// value and x1 ... xd the point. Floats are written in the shortest form
+// that reads back to the same float64 ("NaN", "+Inf" and "-Inf" for those
+// values).
 type Log struct {
 	file *os.File
 	dim  int

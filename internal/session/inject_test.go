@@ -216,3 +216,25 @@ func TestInjectStateFile(t *testing.T) {
 		t.Errorf("stopped before the known points: %v kept, %d rows", ss.File.Inject, ss.Rows())
 	}
 }
+
+// TestInjectTooMany checks that a session refuses more known points than a
+// past generation may hold: their batch, once told, would make the state
+// file unreadable.
+func TestInjectTooMany(t *testing.T) {
+	s, err := es.New("cma11", es.Config{Dim: 3, Seed: 2, Box: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := []float64{1, 1, 1}
+	known := make([][]float64, maxRows+1)
+	for i := range known {
+		known[i] = x
+	}
+	_, err = New(Settings{RunID: "0123abcd", Algo: "cma11", Restarts: "none", Seed: 2, OnError: OnErrorStop, Inject: known}, s)
+	if err == nil || !strings.Contains(err.Error(), "known points, want at most") {
+		t.Errorf("New with %d known points: %v, want an error", len(known), err)
+	}
+	if _, err := New(Settings{RunID: "0123abcd", Algo: "cma11", Restarts: "none", Seed: 2, OnError: OnErrorStop, Inject: known[:3]}, s); err != nil {
+		t.Errorf("New with 3 known points: %v", err)
+	}
+}

@@ -217,6 +217,10 @@ func (ss *Session) checkSettings() error {
 		return fmt.Errorf("retries %d: want 0 to %d", f.Retries, MaxRetries)
 	case f.OnError != OnErrorStop && f.OnError != OnErrorNaN:
 		return fmt.Errorf("on_error %q: want %q or %q", f.OnError, OnErrorStop, OnErrorNaN)
+	case len(f.Inject) > maxRows:
+		// Their batch, once told, is a past generation, which holds at
+		// most maxRows values.
+		return fmt.Errorf("%d known points, want at most %d", len(f.Inject), maxRows)
 	}
 	return nil
 }
