@@ -55,8 +55,10 @@ import (
 //     Measured: ln(sigma/sigma0) 0.03 ± 0.10 at d = 10 and -0.06 ± 0.09
 //     at d = 40 (TestHEES2NoSigmaDrift). A draw costs O(lambda~), not
 //     O(lambda~ d): with the projections <u_k, p_s>, computed once, |p~_r|^2
-//     is a sum over the pairs (baseline), and the permutations take one
-//     random word each (rng.Stream.Shuffle). Time per evaluation at d = 10
+//     is a sum over the pairs (baseline), and a permutation of up to 20
+//     ranks (up to 10 pairs: the default below d = 403) takes one random
+//     word, or two after a rejection (rng.Stream.Shuffle). Time per
+//     evaluation at d = 10
 //     (BenchmarkGeneration, medians of three sets of interleaved rounds on
 //     a shared machine): 1.05-1.25× hees, against 1.49-1.60× with the
 //     paths formed one by one and a second Gram-Schmidt of the first
@@ -85,8 +87,9 @@ import (
 //     is not smooth at the point the run converges to (BBOB f18 near a
 //     local optimum), its values keep differing by far more than TolFun
 //     while sigma shrinks to 1e-15 and the no-effect-axis test ends the
-//     run, hundreds of generations after the steps stopped mattering. Measured with IPOP, budget 1e4 d: f18
-//     d = 20 instances 1-5, 6 restarts within the budget instead of 5;
+//     run, hundreds of generations after the steps stopped mattering.
+//     Measured with IPOP, budget 1e4 d: f18 d = 20 instances 1-5, 6
+//     restarts within the budget instead of 5;
 //     d = 5, f1-f24, instances 1-15: ERT to 1e-8 on f17 4,502 → 3,110, on
 //     f18 15,847 → 11,208, the same 268 runs reaching 1e-8.
 //  5. eta_A = 1, not 0.5, when lambda~ >= d (by default d <= 4, and the
