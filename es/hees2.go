@@ -57,7 +57,7 @@ import (
 //     O(lambda~ d): with the projections <u_k, p_s>, computed once, |p~_r|^2
 //     is a sum over the pairs (baseline), and a permutation of up to 20
 //     ranks (up to 10 pairs: the default below d = 403) takes one random
-//     word, or two after a rejection (rng.Stream.Shuffle). Time per
+//     word, more only after a rejection (rng.Stream.Shuffle). Time per
 //     evaluation at d = 10
 //     (BenchmarkGeneration, medians of three sets of interleaved rounds on
 //     a shared machine): 1.05-1.25× hees, against 1.49-1.60× with the
