@@ -58,16 +58,15 @@ import (
 //     is a sum over the pairs (baseline), and a permutation of up to 20
 //     ranks (up to 10 pairs: the default below d = 403) takes one random
 //     word, more only after a rejection (rng.Stream.Shuffle). Time per
-//     evaluation at d = 10
-//     (BenchmarkGeneration, medians of three sets of interleaved rounds on
-//     a shared machine): 1.05-1.25× hees, against 1.49-1.60× with the
-//     paths formed one by one and a second Gram-Schmidt of the first
-//     block. The price is noise: across seeds ln sigma spreads about
-//     twice as wide as with hees on a random function (standard deviation
-//     4.7 against 2.1 at d = 10). The exactly
-//     unbiased alternative sigma <- sigma exp((c_s/(2 d_s)) (|p_s|^2/d -
-//     g_s)) was measured too: it costs evaluations (sphere d = 10 1,101
-//     against 738 with the baseline, d = 2 348 against 223).
+//     evaluation at d = 10 (BenchmarkGeneration, medians of three sets of
+//     interleaved rounds on a shared machine): 1.05-1.25× hees, against
+//     1.49-1.60× with the paths formed one by one and a second
+//     Gram-Schmidt of the first block. The price is noise: across seeds
+//     ln sigma spreads about twice as wide as with hees on a random
+//     function (standard deviation 4.7 against 2.1 at d = 10). The
+//     exactly unbiased alternative sigma <- sigma exp((c_s/(2 d_s))
+//     (|p_s|^2/d - g_s)) was measured too: it costs evaluations (sphere
+//     d = 10 1,101 against 738 with the baseline, d = 2 348 against 223).
 //  3. lambda~ = min(floor(2 + 1.5 ln d), d) by default (Pairs may still be
 //     set higher). At d = 2 the paper's formula gives 3 pairs: two blocks,
 //     the second with one vector, so G averages two blocks and each
