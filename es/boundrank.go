@@ -27,10 +27,11 @@ type boundRanking struct {
 // coordinate i of row k's search point to that preimage and sigma_i the
 // strategy's standard deviation along coordinate i, and gamma =
 // boundPenaltyFactor × the interquartile range of the finite values of f
-// (f itself when that range is not positive and finite). point(k, dst)
+// (f itself when that range is not positive and finite). point(dst, k)
 // writes the search point of row k into dst. The best point and the stop
 // criteria keep f: the penalty only steers the search. O(d) per row plus
-// O(d^2); no allocation once the scratch has grown.
+// O(d^2), point called once per row; no allocation once the scratch has
+// grown.
 func (c *core) penalized(f []float64, point func(dst []float64, k int)) []float64 {
 	if c.cfg.Bounds == nil {
 		return f
@@ -39,10 +40,19 @@ func (c *core) penalized(f []float64, point func(dst []float64, k int)) []float6
 	d := c.cfg.Dim
 	r.point = grow(r.point, d)
 	r.pen = grow(r.pen, len(f))
+	// One search point per row: p_k is 0 up to the first row outside the
+	// preimage, which is where the scales are first needed.
 	outside := false
 	for k := range f {
 		point(r.point, k)
-		outside = outside || c.out.preimageOutside(r.point)
+		if !outside && c.out.preimageOutside(r.point) {
+			outside = true
+			c.boundScales()
+		}
+		r.pen[k] = 0
+		if outside {
+			r.pen[k] = c.out.preimageDistance(r.point, r.scale) / float64(d)
+		}
 	}
 	if !outside {
 		return f
@@ -65,7 +75,21 @@ func (c *core) penalized(f []float64, point func(dst []float64, k int)) []float6
 	if !(gamma > 0) || math.IsInf(gamma, 1) {
 		return f
 	}
-	r.scale = grow(r.scale, d)
+	r.values = grow(r.values, len(f))
+	for k, v := range f {
+		r.values[k] = v
+		if p := r.pen[k]; p > 0 {
+			r.values[k] = v + float64(gamma*p)
+		}
+	}
+	return r.values
+}
+
+// boundScales writes into c.ranking.scale the strategy's standard
+// deviation along each coordinate, sigma_i = sigma·sqrt((A A^T)_ii). O(d^2).
+func (c *core) boundScales() {
+	r := &c.ranking
+	r.scale = grow(r.scale, c.cfg.Dim)
 	for i := range r.scale {
 		var s2 float64
 		for _, v := range c.a.RawRow(i) {
@@ -73,16 +97,6 @@ func (c *core) penalized(f []float64, point func(dst []float64, k int)) []float6
 		}
 		r.scale[i] = c.sigma * math.Sqrt(s2)
 	}
-	r.values = grow(r.values, len(f))
-	for k, v := range f {
-		point(r.point, k)
-		p := c.out.preimageDistance(r.point, r.scale) / float64(d)
-		r.values[k] = v
-		if p > 0 {
-			r.values[k] = v + float64(gamma*p)
-		}
-	}
-	return r.values
 }
 
 // grow returns s with length n, reallocated only when its capacity is
