@@ -952,3 +952,18 @@ func TestBoundsBIPOP(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkSearchMap measures the map of a strategy's search points on the
+// box of BenchmarkBoundsMap, the map every bounded Ask applies to each row.
+func BenchmarkSearchMap(b *testing.B) {
+	bd, x := bdFolding(100)
+	s, err := New(nameHEES, Config{Dim: len(x), Seed: 1, Bounds: bd})
+	if err != nil {
+		b.Fatal(err)
+	}
+	m := penaltyCore(s).out
+	y := make([]float64, len(x))
+	for b.Loop() {
+		m.apply(y, x)
+	}
+}
