@@ -125,7 +125,7 @@ func (m searchMap) preimageDistance(x, scale []float64) float64 {
 		if m.stds != nil {
 			v = float64(v * m.stds[i])
 		}
-		c := m.bounds.coord(i)
+		c := m.coords[i]
 		var delta float64
 		switch {
 		case v < c.lo:

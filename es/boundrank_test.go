@@ -22,7 +22,7 @@ func TestBoundsPenalizedValues(t *testing.T) {
 	points := [][]float64{{0, 0}, {6.25, 0}, {0, -7.25}, {5.25, 5.25}, {0.5, -0.5}}
 	point := func(dst []float64, k int) { copy(dst, points[k]) }
 	newCore := func(b *Bounds, stds []float64) *core {
-		c := &core{cfg: Config{Dim: 2, Bounds: b, Stds: stds}, out: searchMap{bounds: b, stds: stds}, sigma: 0.5}
+		c := &core{cfg: Config{Dim: 2, Bounds: b, Stds: stds}, out: newSearchMap(2, b, stds), sigma: 0.5}
 		c.a.ReuseAs(2, 2)
 		c.a.Set(0, 0, 1)
 		c.a.Set(1, 1, 2)

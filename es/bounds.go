@@ -355,6 +355,21 @@ func (b *Bounds) defaultScale(d int) (sigma0 float64, stds []float64) {
 type searchMap struct {
 	bounds *Bounds
 	stds   []float64
+	coords []boxCoord // bounds.coord(i) of each coordinate, nil without bounds
+}
+
+// newSearchMap returns the map of the scales stds and the bounds b (each
+// nil for none) in dimension d, with the map of every coordinate of b
+// computed once.
+func newSearchMap(d int, b *Bounds, stds []float64) searchMap {
+	m := searchMap{bounds: b, stds: stds}
+	if b != nil {
+		m.coords = make([]boxCoord, d)
+		for i := range m.coords {
+			m.coords[i] = b.coord(i)
+		}
+	}
+	return m
 }
 
 // identity reports whether the search space is the objective's (no
@@ -364,14 +379,19 @@ func (m searchMap) identity() bool { return m.bounds == nil && m.stds == nil }
 // apply writes the objective's point for the search point x into dst (dst
 // and x may be the same slice); O(d), no allocation.
 func (m searchMap) apply(dst, x []float64) {
-	if m.stds == nil {
-		m.bounds.Map(dst, x)
+	if m.stds != nil {
+		for i, v := range x {
+			dst[i] = float64(v * m.stds[i])
+		}
+		x = dst
+	}
+	if m.coords == nil {
+		copy(dst, x)
 		return
 	}
 	for i, v := range x {
-		dst[i] = float64(v * m.stds[i])
+		dst[i] = m.coords[i].apply(v)
 	}
-	m.bounds.Map(dst, dst)
 }
 
 // invert writes into dst a search point whose image is the point y of the

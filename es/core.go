@@ -69,7 +69,7 @@ func (c *core) setupCore(name string, cfg Config, evalsPerGen int) {
 	c.name = name
 	c.key = rng.KeyFromSeed(cfg.Seed)
 	cfg.Bounds, cfg.Stds = cfg.Bounds.clone(), slices.Clone(cfg.Stds)
-	c.out = searchMap{bounds: cfg.Bounds, stds: cfg.Stds}
+	c.out = newSearchMap(d, cfg.Bounds, cfg.Stds)
 	c.mean = make([]float64, d)
 	if cfg.X0 != nil {
 		copy(c.mean, cfg.X0)
