@@ -38,8 +38,8 @@ func (c *core) penalized(f []float64, point func(dst []float64, k int)) []float6
 	}
 	r := &c.ranking
 	d := c.cfg.Dim
-	r.point = grow(r.point, d)
-	r.pen = grow(r.pen, len(f))
+	r.point = slicesGrow(r.point, d)
+	r.pen = slicesGrow(r.pen, len(f))
 	// One search point per row: p_k is 0 up to the first row outside the
 	// preimage, which is where the scales are first needed.
 	outside := false
@@ -75,7 +75,7 @@ func (c *core) penalized(f []float64, point func(dst []float64, k int)) []float6
 	if !(gamma > 0) || math.IsInf(gamma, 1) {
 		return f
 	}
-	r.values = grow(r.values, len(f))
+	r.values = slicesGrow(r.values, len(f))
 	for k, v := range f {
 		r.values[k] = v
 		if p := r.pen[k]; p > 0 {
@@ -89,7 +89,7 @@ func (c *core) penalized(f []float64, point func(dst []float64, k int)) []float6
 // deviation along each coordinate, sigma_i = sigma·sqrt((A A^T)_ii). O(d^2).
 func (c *core) boundScales() {
 	r := &c.ranking
-	r.scale = grow(r.scale, c.cfg.Dim)
+	r.scale = slicesGrow(r.scale, c.cfg.Dim)
 	for i := range r.scale {
 		var s2 float64
 		for _, v := range c.a.RawRow(i) {
@@ -97,15 +97,6 @@ func (c *core) boundScales() {
 		}
 		r.scale[i] = c.sigma * math.Sqrt(s2)
 	}
-}
-
-// grow returns s with length n, reallocated only when its capacity is
-// smaller.
-func grow(s []float64, n int) []float64 {
-	if cap(s) < n {
-		return make([]float64, n)
-	}
-	return s[:n]
 }
 
 // preimageOutside reports whether some coordinate of the search point x
