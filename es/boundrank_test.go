@@ -117,6 +117,16 @@ func TestBoundsPenaltyKeepsMean(t *testing.T) {
 	}
 }
 
+// coordSum is the objective sum_i y_i of TestBoundsPenaltyZeroAllocs and
+// BenchmarkBoundsPenalty.
+func coordSum(y []float64) float64 {
+	var s float64
+	for _, v := range y {
+		s += v
+	}
+	return s
+}
+
 // TestBoundsPenaltyZeroAllocs checks that a generation of hees, hees2 and
 // cmaes in which the ranking penalty applies allocates nothing in steady
 // state. The objective sum_i y_i of the box's points y is least on the
@@ -126,13 +136,6 @@ func TestBoundsPenaltyKeepsMean(t *testing.T) {
 // in its scratch, and wants all of them.
 func TestBoundsPenaltyZeroAllocs(t *testing.T) {
 	const d = 10
-	sum := func(y []float64) float64 {
-		var s float64
-		for _, v := range y {
-			s += v
-		}
-		return s
-	}
 	for _, name := range []string{nameHEES, nameHEES2, nameCMAES} {
 		cfg := Config{Dim: d, Seed: 1, TolFun: -1, Bounds: &Bounds{Lower: make([]float64, d)}, X0: make([]float64, d)}
 		s := stNew(t, name, cfg)
@@ -146,7 +149,7 @@ func TestBoundsPenaltyZeroAllocs(t *testing.T) {
 			}
 			r, _ := pop.Dims()
 			for i := range r {
-				vals[i] = sum(pop.RawRow(i))
+				vals[i] = coordSum(pop.RawRow(i))
 			}
 			if len(c.ranking.values) > 0 {
 				c.ranking.values[0] = math.NaN() // f[0] is finite
@@ -178,13 +181,6 @@ func TestBoundsPenaltyZeroAllocs(t *testing.T) {
 // preimage of the box.
 func BenchmarkBoundsPenalty(b *testing.B) {
 	const d = 100
-	sum := func(y []float64) float64 {
-		var s float64
-		for _, v := range y {
-			s += v
-		}
-		return s
-	}
 	for _, name := range []string{nameHEES, nameCMAES} {
 		b.Run(name, func(b *testing.B) {
 			cfg := Config{Dim: d, Seed: 1, TolFun: -1, Bounds: &Bounds{Lower: make([]float64, d)}, X0: make([]float64, d)}
@@ -200,7 +196,7 @@ func BenchmarkBoundsPenalty(b *testing.B) {
 				}
 				r, _ := pop.Dims()
 				for i := range r {
-					vals[i] = sum(pop.RawRow(i))
+					vals[i] = coordSum(pop.RawRow(i))
 				}
 				return r
 			}
