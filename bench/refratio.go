@@ -87,15 +87,11 @@ func (g *Grid) refTable(ref reference, d int, v string, comps []refComparison) [
 		"Below 1, the strategy needed fewer evaluations. ∞: only %s reached the target; —: neither. "+
 		"In parentheses, the runs that reached 1e-7 when not all did.\n\n",
 		v, g.gridText(), g.Budget, ref.title, ref.title, ref.name, ref.title)
-	buf.WriteString("| f |")
-	for _, c := range comps {
-		fmt.Fprintf(&buf, " %s |", c.label)
+	heads := make([]string, len(comps))
+	for i, c := range comps {
+		heads[i] = c.label
 	}
-	buf.WriteString("\n| ---: |")
-	for range comps {
-		buf.WriteString(" ---: |")
-	}
-	buf.WriteByte('\n')
+	writeTableHead(&buf, heads)
 	for _, f := range g.Functions {
 		fmt.Fprintf(&buf, "| %d |", f)
 		for _, c := range comps {
