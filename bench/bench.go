@@ -720,7 +720,7 @@ func (g *Grid) writeOutputs(stdout io.Writer, jobs []Job, records []*record, loc
 			if err != nil {
 				return err
 			}
-			if err := writeReported(fmt.Sprintf("%s_ratio_d%d.md", ref.file, d), g.refTable(ref, d, v, comps)); err != nil {
+			if err := writeReported(fmt.Sprintf("%s_ratio_d%d.md", ref.title, d), g.refTable(ref, d, v, comps)); err != nil {
 				return err
 			}
 			printRefMeans(&refMeans, ref, d, comps)

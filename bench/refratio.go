@@ -20,17 +20,16 @@ const (
 )
 
 // A reference is one of COCO's reference algorithms as the output names
-// it: the file prefix and the text of the tables.
+// it.
 type reference struct {
 	name  string // refalg.Best2009 or refalg.Best0916
-	file  string // prefix of the file names
-	title string // in the tables and the console
+	title string // in the tables, the console and the prefix of the file names
 }
 
 // references are the reference algorithms every bench compares with.
 var references = []reference{
-	{refalg.Best2009, "best2009", "best2009"},
-	{refalg.Best0916, "best09-16", "best09-16"},
+	{refalg.Best2009, "best2009"},
+	{refalg.Best0916, "best09-16"},
 }
 
 // refComparison holds one strategy's ratios to one reference in one
