@@ -720,7 +720,7 @@ func (g *Grid) writeOutputs(stdout io.Writer, jobs []Job, records []*record, loc
 			if err != nil {
 				return err
 			}
-			if err := writeReported(fmt.Sprintf("%s_ratio_d%d.md", ref.file, d), g.refTable(ref, d, v, comps)); err != nil {
+			if err := writeReported(fmt.Sprintf("%s_ratio_d%d.md", ref.title, d), g.refTable(ref, d, v, comps)); err != nil {
 				return err
 			}
 			printRefMeans(&refMeans, ref, d, comps)
@@ -845,15 +845,11 @@ func (g *Grid) ratioTable(d int, v, hees, cma string, byLabel map[string][]*coco
 		"∞: only %s reached the target; 0: only %s did; —: neither. "+
 		"In parentheses, the runs that reached the target (%s/%s) when not all did.\n\n",
 		v, g.gridText(), g.Budget, hees, cma, cma, hees, hees, cma)
-	buf.WriteString("| f |")
-	for _, k := range ratioLevels {
-		fmt.Fprintf(&buf, " 1e%d |", k/coco.TargetsPerDecade)
+	heads := make([]string, len(ratioLevels))
+	for i, k := range ratioLevels {
+		heads[i] = fmt.Sprintf("1e%d", k/coco.TargetsPerDecade)
 	}
-	buf.WriteString("\n| ---: |")
-	for range ratioLevels {
-		buf.WriteString(" ---: |")
-	}
-	buf.WriteByte('\n')
+	writeTableHead(&buf, heads)
 	wins := make([]int, len(ratioLevels))
 	both := make([]int, len(ratioLevels))
 	for _, f := range g.Functions {
@@ -894,6 +890,20 @@ func (g *Grid) ratioTable(d int, v, hees, cma string, byLabel map[string][]*coco
 	}
 	buf.WriteString(".\n")
 	return buf.Bytes()
+}
+
+// writeTableHead writes the head of a markdown table of one row per
+// function: the column f, then a column per head, all aligned right.
+func writeTableHead(buf *bytes.Buffer, heads []string) {
+	buf.WriteString("| f |")
+	for _, h := range heads {
+		fmt.Fprintf(buf, " %s |", h)
+	}
+	buf.WriteString("\n| ---: |")
+	for range heads {
+		buf.WriteString(" ---: |")
+	}
+	buf.WriteByte('\n')
 }
 
 // functionRuns returns the runs of function f.

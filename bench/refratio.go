@@ -20,17 +20,16 @@ const (
 )
 
 // A reference is one of COCO's reference algorithms as the output names
-// it: the file prefix and the text of the tables.
+// it.
 type reference struct {
 	name  string // refalg.Best2009 or refalg.Best0916
-	file  string // prefix of the file names
-	title string // in the tables and the console
+	title string // in the tables, the console and the prefix of the file names
 }
 
 // references are the reference algorithms every bench compares with.
 var references = []reference{
-	{refalg.Best2009, "best2009", "best2009"},
-	{refalg.Best0916, "best09-16", "best09-16"},
+	{refalg.Best2009, "best2009"},
+	{refalg.Best0916, "best09-16"},
 }
 
 // refComparison holds one strategy's ratios to one reference in one
@@ -87,15 +86,11 @@ func (g *Grid) refTable(ref reference, d int, v string, comps []refComparison) [
 		"Below 1, the strategy needed fewer evaluations. ∞: only %s reached the target; —: neither. "+
 		"In parentheses, the runs that reached 1e-7 when not all did.\n\n",
 		v, g.gridText(), g.Budget, ref.title, ref.title, ref.name, ref.title)
-	buf.WriteString("| f |")
-	for _, c := range comps {
-		fmt.Fprintf(&buf, " %s |", c.label)
+	heads := make([]string, len(comps))
+	for i, c := range comps {
+		heads[i] = c.label
 	}
-	buf.WriteString("\n| ---: |")
-	for range comps {
-		buf.WriteString(" ---: |")
-	}
-	buf.WriteByte('\n')
+	writeTableHead(&buf, heads)
 	for _, f := range g.Functions {
 		fmt.Fprintf(&buf, "| %d |", f)
 		for _, c := range comps {

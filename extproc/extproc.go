@@ -247,7 +247,7 @@ func quoteLine(line string) string {
 // than processes, the extra callers wait for an idle process.
 type Pool struct {
 	opts  Options
-	words []string      // the command, for Options.Restart
+	words []string      // the command
 	procs []*process    // indexed by process index; under mu once started
 	idle  chan *process // processes ready for a point
 
@@ -313,7 +313,7 @@ func Start(ctx context.Context, command string, procs int, opts Options) (*Pool,
 		out:     make(map[*process]bool, procs),
 	}
 	for i := range procs {
-		pr, err := p.startProcess(i, words)
+		pr, err := p.startProcess(i)
 		if err != nil {
 			for _, started := range p.procs {
 				started.abort(ErrClosed)
@@ -480,7 +480,7 @@ func (p *Pool) shutdown() error {
 // when the new process cannot be started. A pool stopped meanwhile gets no
 // new process: restart reaps it at once.
 func (p *Pool) restart(pr *process) bool {
-	fresh, err := p.startProcess(pr.index, p.words)
+	fresh, err := p.startProcess(pr.index)
 	if err != nil {
 		return false
 	}
@@ -555,10 +555,10 @@ type process struct {
 	reported bool
 }
 
-// startProcess starts one instance of the command with fresh pipes and the
-// goroutines that watch it.
-func (p *Pool) startProcess(index int, words []string) (*process, error) {
-	cmd := exec.Command(words[0], words[1:]...)
+// startProcess starts one instance of the command, of index index, with
+// fresh pipes and the goroutines that watch it.
+func (p *Pool) startProcess(index int) (*process, error) {
+	cmd := exec.Command(p.words[0], p.words[1:]...)
 	cmd.Dir = p.opts.Dir
 	cmd.Env = append(os.Environ(), p.opts.Env...)
 	cmd.Env = append(cmd.Env, WorkerEnv+"="+strconv.Itoa(index))

@@ -227,11 +227,7 @@ func (e *Fig2) oneRun(name string, seed uint64, its []int) (fig2Run, error) {
 		if pop == nil {
 			return r, fmt.Errorf("%s run with seed %d stopped at iteration %d of %d: %s (try fewer -iters)", name, seed, gen-1, e.Iters, run.Reason())
 		}
-		rows, _ := pop.Dims()
-		f = slices.Grow(f[:0], rows)[:rows]
-		for k := range rows {
-			f[k] = sphere.Eval(pop.RawRow(k))
-		}
+		f = evaluate(f, pop, sphere.Eval)
 		if err := run.Tell(f); err != nil {
 			return r, fmt.Errorf("%s run with seed %d: %w", name, seed, err)
 		}
@@ -252,6 +248,17 @@ func (e *Fig2) oneRun(name string, seed uint64, its []int) (fig2Run, error) {
 		next++
 	}
 	return r, nil
+}
+
+// evaluate returns the values under eval of the rows of pop, in row
+// order, in f's array when it is large enough.
+func evaluate(f []float64, pop *linalg.Dense, eval func([]float64) float64) []float64 {
+	rows, _ := pop.Dims()
+	f = slices.Grow(f[:0], rows)[:rows]
+	for k := range rows {
+		f[k] = eval(pop.RawRow(k))
+	}
+	return f
 }
 
 // covarianceDeviation returns cond(C) - 1 and tr(C / det(C)^(1/d)) - d
@@ -514,15 +521,8 @@ func (e *Condition) oneRun(name string, cond float64, seed uint64) (conditionRun
 		if pop == nil {
 			return e.result(s, run.Reason()), nil
 		}
-		rows, _ := pop.Dims()
-		f = slices.Grow(f[:0], rows)[:rows]
-		hit := -1
-		for k := range rows {
-			f[k] = p.Eval(pop.RawRow(k))
-			if hit < 0 && f[k] <= e.Target {
-				hit = k
-			}
-		}
+		f = evaluate(f, pop, p.Eval)
+		hit := slices.IndexFunc(f, func(v float64) bool { return v <= e.Target })
 		before := s.Evals()
 		if err := run.Tell(f); err != nil {
 			return conditionRun{}, fmt.Errorf("%s on %s, seed %d: %w", name, p.Name(), seed, err)

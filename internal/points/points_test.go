@@ -60,15 +60,19 @@ func TestScan(t *testing.T) {
 	}
 }
 
+// writeFile writes data to the file name in dir and returns its path.
+func writeFile(t *testing.T, dir, name, data string) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
 func TestReadFile(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, data string) string {
-		path := filepath.Join(dir, name)
-		if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return path
-	}
+	write := func(name, data string) string { return writeFile(t, dir, name, data) }
 	x, err := ReadFile(write("good", "1, 2\t3\r\n4\n"))
 	if err != nil || !slices.Equal(x, []float64{1, 2, 3, 4}) {
 		t.Errorf("ReadFile = %v, %v; want [1 2 3 4]", x, err)
@@ -88,13 +92,7 @@ func TestReadFile(t *testing.T) {
 
 func TestReadList(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, data string) string {
-		path := filepath.Join(dir, name)
-		if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return path
-	}
+	write := func(name, data string) string { return writeFile(t, dir, name, data) }
 	xs, err := ReadList(write("good", "# two points\n1, 2\n\n 3\t4 \n"), 2)
 	if err != nil || len(xs) != 2 || !slices.Equal(xs[0], []float64{1, 2}) || !slices.Equal(xs[1], []float64{3, 4}) {
 		t.Errorf("ReadList = %v, %v; want [[1 2] [3 4]]", xs, err)
