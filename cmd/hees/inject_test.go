@@ -209,7 +209,7 @@ func TestInitInjectErrors(t *testing.T) {
 	for _, c := range []struct {
 		file, want string
 	}{
-		{filepath.Join(dir, "missing"), "-inject: open"},
+		{filepath.Join(dir, "missing"), "-inject: stat"},
 		{short, "2 numbers, want d = 3"},
 		{outside, "point 1: x[2] = 9 lies outside the bounds [-5, 5]"},
 	} {

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 
@@ -133,12 +132,17 @@ func ReadFile(path string) ([]float64, error) {
 	return x, nil
 }
 
+// MaxListBytes bounds the size of a file that ReadList reads.
+const MaxListBytes = 1 << 28
+
 // ReadList reads the points of the file at path: one point per line, dim
 // numbers separated by blanks or commas; blank lines and lines starting
-// with # are skipped. A failed read is the *fs.PathError of os.ReadFile; a
-// bad line is an error that starts with "path:line: ".
+// with # are skipped. A missing or unreadable file is a *fs.PathError; a
+// file that is not a regular file, or is larger than MaxListBytes bytes,
+// and a bad line are errors that start with the file's name (a bad line's
+// with "path:line: ").
 func ReadList(path string, dim int) ([][]float64, error) {
-	data, err := os.ReadFile(path)
+	data, err := boundedfile.Read(path, MaxListBytes)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/hees-dev/hees/internal/boundedfile"
 )
 
 func TestParseLine(t *testing.T) {
@@ -107,6 +109,10 @@ func TestReadList(t *testing.T) {
 	}
 	if _, err := ReadList(filepath.Join(dir, "missing"), 2); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("ReadList of a missing file: %v", err)
+	}
+	// A device is refused before it is read (/dev/zero would never end).
+	if _, err := ReadList(os.DevNull, 2); !errors.Is(err, boundedfile.ErrNotRegular) || !strings.HasPrefix(err.Error(), os.DevNull+": ") {
+		t.Errorf("ReadList of %s: %v", os.DevNull, err)
 	}
 }
 
