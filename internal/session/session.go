@@ -180,9 +180,6 @@ func validRunID(id string) bool {
 
 // New starts a run of strategy s with the settings set.
 func New(set Settings, s es.Strategy) (*Session, error) {
-	if set.Retries < 0 || set.Retries > MaxRetries {
-		return nil, fmt.Errorf("retries %d: want 0 to %d", set.Retries, MaxRetries)
-	}
 	ss := &Session{
 		File: File{RunID: set.RunID, Algo: set.Algo, Restarts: set.Restarts, Seed: set.Seed, MaxEvals: set.MaxEvals,
 			Target: set.Target, Retries: set.Retries, OnError: set.OnError, Inject: set.Inject},
