@@ -598,6 +598,11 @@ func (ss *Session) Claim(now time.Time, n int, lease time.Duration) ([]int, erro
 	if _, err := ss.Expire(now); err != nil {
 		return nil, err
 	}
+	return ss.claim(now, n, lease), nil
+}
+
+// claim is Claim once the expired leases are counted (Expire).
+func (ss *Session) claim(now time.Time, n int, lease time.Duration) []int {
 	var rows []int
 	for row := range ss.Rows() {
 		if len(rows) == n {
@@ -608,7 +613,7 @@ func (ss *Session) Claim(now time.Time, n int, lease time.Duration) ([]int, erro
 			rows = append(rows, row)
 		}
 	}
-	return rows, nil
+	return rows
 }
 
 // Claimable is the number of candidates that a claim at now would find
