@@ -153,10 +153,8 @@ func runRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return report(stderr, name, err)
 	}
 
-	ctx, stop := signalContext()
+	ctx, stop := runContext()
 	defer stop()
-	// After the first signal, a second one ends hees the default way.
-	context.AfterFunc(ctx, stop)
 	return rf.run(ctx, stdout, stderr)
 }
 
