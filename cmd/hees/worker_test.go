@@ -34,9 +34,10 @@ func startWorker(t *testing.T, path, command string, args ...string) (*exec.Cmd,
 	return cmd, stderr
 }
 
-// compareWithRun checks that the ask/tell run in path ended as hees run
-// with args (and -f spec) ends.
-func compareWithRun(t *testing.T, path, spec string, args []string) {
+// compareWithRun checks that the ask/tell run in path, driven by who
+// ("workers", "ask/tell"), ended as hees run with args (and -f spec) ends,
+// and returns the -json summary of hees run.
+func compareWithRun(t *testing.T, who, path, spec string, args []string) map[string]any {
 	t.Helper()
 	got := status(t, path)
 	want, _ := runJSON(t, append([]string{"-f", spec, "-box", "3"}, args...)...)
@@ -46,10 +47,11 @@ func compareWithRun(t *testing.T, path, spec string, args []string) {
 			g = got["generation"]
 		}
 		if fmt.Sprint(g) != fmt.Sprint(want[k]) {
-			t.Errorf("%s: workers %s = %v, hees run %v", spec, k, g, want[k])
+			t.Errorf("%s: %s %s = %v, hees run %v", spec, who, k, g, want[k])
 		}
 	}
 	t.Logf("%s: %v after %v evaluations, f_best %v", spec, want["stop_reason"], want["evals"], want["f_best"])
+	return want
 }
 
 // TestWorkerPoolMatchesRun starts 4 hees worker processes at once on a
@@ -109,7 +111,7 @@ func TestWorkerPoolMatchesRun(t *testing.T) {
 				t.Errorf("%s: worker %d stderr:\n%s", c.spec, i, stderrs[i].String())
 			}
 		}
-		compareWithRun(t, path, c.spec, c.args)
+		compareWithRun(t, "workers", path, c.spec, c.args)
 		if c.extra[0] == "HEES_TEST_CRASH_AFTER=40" && !strings.Contains(stderrs[1].String()+stderrs[2].String()+stderrs[3].String(), "simulated crash") {
 			t.Errorf("%s: no worker reports a crash of its program", c.spec)
 		}
@@ -242,7 +244,7 @@ func TestWorkerRenewsLeases(t *testing.T) {
 		t.Errorf("leases left after the run: %v", st)
 	}
 	t.Log(errOut)
-	compareWithRun(t, path, "sphere", args)
+	compareWithRun(t, "workers", path, "sphere", args)
 }
 
 // TestWorkerSIGTERM stops a worker process with SIGTERM while its program
