@@ -97,15 +97,11 @@ func TestWorkerPoolMatchesRun(t *testing.T) {
 		}
 		workers[0], stderrs[0] = startWorker(t, path, command, "-lease", lease)
 		for i, w := range workers {
-			done := make(chan error, 1)
-			go func() { done <- w.Wait() }()
-			select {
-			case err := <-done:
-				if err != nil {
-					t.Fatalf("%s: worker %d: %v, stderr:\n%s", c.spec, i, err, stderrs[i].String())
-				}
-			case <-time.After(20 * time.Second):
+			switch ended, err := waitBounded(w, 20*time.Second); {
+			case !ended:
 				t.Fatalf("%s: worker %d still running, stderr:\n%s", c.spec, i, stderrs[i].String())
+			case err != nil:
+				t.Fatalf("%s: worker %d: %v, stderr:\n%s", c.spec, i, err, stderrs[i].String())
 			}
 			if !strings.Contains(stderrs[i].String(), "hees worker: the run has stopped (") {
 				t.Errorf("%s: worker %d stderr:\n%s", c.spec, i, stderrs[i].String())
@@ -290,14 +286,10 @@ func TestWorkerAbandonsToldCandidate(t *testing.T) {
 		fmt.Fprintf(&in, "%s %d\n", c.id, len(c.id))
 	}
 	mustCLI(t, in.String(), "tell", "-state", path)
-	done := make(chan error, 1)
-	go func() { done <- w.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil || !strings.Contains(stderr.String(), "); 0 evaluations here") {
-			t.Fatalf("worker: %v, stderr %s", err, stderr.String())
-		}
-	case <-time.After(10 * time.Second):
+	switch ended, err := waitBounded(w, 10*time.Second); {
+	case !ended:
 		t.Fatalf("the worker still waits for the evaluation of a told candidate, stderr %s", stderr.String())
+	case err != nil || !strings.Contains(stderr.String(), "); 0 evaluations here"):
+		t.Fatalf("worker: %v, stderr %s", err, stderr.String())
 	}
 }
