@@ -148,8 +148,9 @@ func runRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if status, done := parseFlags(fs, args, withProblems(runHelp), stdout, stderr); done {
 		return status
 	}
-	rf.sigma0Given = given(fs)["sigma0"]
-	if err := rf.check(given(fs)); err != nil {
+	set := given(fs)
+	rf.sigma0Given = set["sigma0"]
+	if err := rf.check(set); err != nil {
 		return report(stderr, name, err)
 	}
 

@@ -128,8 +128,9 @@ func runInit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if status, done := parseStateFlags(fs, path, args, initHelp, stdout, stderr); done {
 		return status
 	}
-	sf.sigma0Given = given(fs)["sigma0"]
-	if !given(fs)["d"] {
+	set := given(fs)
+	sf.sigma0Given = set["sigma0"]
+	if !set["d"] {
 		return report(stderr, name, usagef("-d D is required"))
 	}
 	if *retries < 0 || *retries > session.MaxRetries {
