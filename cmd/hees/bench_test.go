@@ -368,10 +368,7 @@ func TestBenchBounds(t *testing.T) {
 	if code := run(args, strings.NewReader(""), &stdout, &stderr); code != exitOK {
 		t.Fatalf("hees %s: exit %d, stderr %q", strings.Join(args, " "), code, stderr.String())
 	}
-	record, err := os.ReadFile(filepath.Join(out, "runs", "hees", "f1_d2_i1.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	record := readFile(t, filepath.Join(out, "runs", "hees", "f1_d2_i1.txt"))
 	if !strings.Contains(string(record), "\nlower 0x1p-01,0x1p-02\nupper 0x1p+00,0x1p+00\n") {
 		t.Errorf("the record does not keep the box:\n%s", record)
 	}

@@ -44,11 +44,7 @@ func TestRunOnErrorNaN(t *testing.T) {
 			t.Errorf("workers %s: %s", workers, out)
 		}
 		outs = append(outs, out)
-		data, err := os.ReadFile(logFile)
-		if err != nil {
-			t.Fatal(err)
-		}
-		logs = append(logs, string(data))
+		logs = append(logs, string(readFile(t, logFile)))
 	}
 	if outs[0] != outs[1] {
 		t.Errorf("1 worker:\n%s4 workers:\n%s", outs[0], outs[1])

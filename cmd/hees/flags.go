@@ -352,3 +352,12 @@ func formatPoint(x []float64) string {
 func signalContext() (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 }
+
+// runContext is signalContext for hees run and hees resume: after the
+// first signal, which stops the run, a second one ends hees the default
+// way.
+func runContext() (context.Context, context.CancelFunc) {
+	ctx, stop := signalContext()
+	context.AfterFunc(ctx, stop)
+	return ctx, stop
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -34,17 +35,27 @@ func runBounded(t *testing.T, limit time.Duration, args ...string) (int, string,
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case <-done:
-	case <-time.After(limit):
-		cmd.Process.Kill()
-		<-done
+	if ended, _ := waitBounded(cmd, limit); !ended {
 		t.Fatalf("hees %s: still running after %v\nstdout:\n%s\nstderr:\n%s",
 			strings.Join(args, " "), limit, stdout.String(), stderr.String())
 	}
 	return cmd.ProcessState.ExitCode(), stdout.String(), stderr.String(), time.Since(start)
+}
+
+// waitBounded waits for the started cmd to end and returns the error of its
+// Wait; when cmd is still running after limit, it kills it and returns
+// ended = false.
+func waitBounded(cmd *exec.Cmd, limit time.Duration) (ended bool, err error) {
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		return true, err
+	case <-time.After(limit):
+		cmd.Process.Kill()
+		<-done
+		return false, nil
+	}
 }
 
 // TestRunMaxTimeKillsHungProgram checks that -max-time bounds the wall time

@@ -188,7 +188,7 @@ func TestInitInject(t *testing.T) {
 					}
 				}
 			}
-			compareWithRun(t, path, "sphere", args)
+			compareWithRun(t, "workers", path, "sphere", args)
 			if !bytes.Equal(savedStrategy(t, path), wantState) {
 				t.Errorf("%s through %s: the final strategy differs from hees run -inject's", algo, how)
 			}

@@ -2,13 +2,12 @@ package main
 
 import (
 	"errors"
+	"flag"
+	"io"
 	"os"
 
-	"context"
-	"flag"
 	"github.com/hees-dev/hees/es"
 	"github.com/hees-dev/hees/internal/checkpoint"
-	"io"
 )
 
 // runResume is the resume command.
@@ -32,10 +31,8 @@ func runResume(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return report(stderr, name, err)
 	}
 
-	ctx, stop := signalContext()
+	ctx, stop := runContext()
 	defer stop()
-	// After the first signal, a second one ends hees the default way.
-	context.AfterFunc(ctx, stop)
 	if _, err := os.Stat(files[0]); errors.Is(err, os.ErrNotExist) {
 		return report(stderr, name, usagef("checkpoint %s does not exist (hees run -checkpoint %s writes it)", files[0], files[0]))
 	}

@@ -148,15 +148,14 @@ func runRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if status, done := parseFlags(fs, args, withProblems(runHelp), stdout, stderr); done {
 		return status
 	}
-	rf.sigma0Given = given(fs)["sigma0"]
-	if err := rf.check(given(fs)); err != nil {
+	set := given(fs)
+	rf.sigma0Given = set["sigma0"]
+	if err := rf.check(set); err != nil {
 		return report(stderr, name, err)
 	}
 
-	ctx, stop := signalContext()
+	ctx, stop := runContext()
 	defer stop()
-	// After the first signal, a second one ends hees the default way.
-	context.AfterFunc(ctx, stop)
 	return rf.run(ctx, stdout, stderr)
 }
 
@@ -381,10 +380,26 @@ func newRunReport(rs *checkpoint.Settings, problem objectives.Problem, s es.Stra
 		t := jsonFloat(*rs.Target)
 		rep.Target = &t
 	}
-	for _, v := range res.X {
-		rep.XBest = append(rep.XBest, jsonFloat(v))
-	}
+	rep.XBest = jsonFloats(res.X)
 	return rep
+}
+
+// jsonFloats returns x as jsonFloats, nil when x is empty.
+func jsonFloats(x []float64) []jsonFloat {
+	var out []jsonFloat
+	for _, v := range x {
+		out = append(out, jsonFloat(v))
+	}
+	return out
+}
+
+// formatBest writes the best point x of a summary, or says that there is
+// none.
+func formatBest(x []float64) string {
+	if x == nil {
+		return "none (no value below +Inf)"
+	}
+	return formatPoint(x)
 }
 
 // printSummary writes the human summary of a run.
@@ -397,15 +412,11 @@ func printSummary(w io.Writer, rep *runReport, res es.Result) {
 	if rep.Restarts > 0 {
 		evals += fmt.Sprintf(", %d restarts", rep.Restarts)
 	}
-	x := "none (no value below +Inf)"
-	if res.X != nil {
-		x = formatPoint(res.X)
-	}
 	fmt.Fprintf(w, "strategy     %s, seed %d\n", rep.Strategy, rep.Seed)
 	fmt.Fprintf(w, "problem      %s, d = %d\n", problem, rep.Dim)
 	fmt.Fprintf(w, "evaluations  %s\n", evals)
 	fmt.Fprintf(w, "best value   %s\n", formatValue(res.F))
-	fmt.Fprintf(w, "best x       %s\n", x)
+	fmt.Fprintf(w, "best x       %s\n", formatBest(res.X))
 	fmt.Fprintf(w, "stop reason  %s\n", rep.StopReason)
 	fmt.Fprintf(w, "time         %v\n", res.Elapsed.Round(time.Millisecond))
 }

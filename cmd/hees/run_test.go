@@ -472,12 +472,7 @@ func TestRunInterrupt(t *testing.T) {
 		if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
 			t.Fatal(err)
 		}
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			cmd.Process.Kill()
+		if ended, _ := waitBounded(cmd, 10*time.Second); !ended {
 			t.Fatalf("%s: still running 10 s after SIGINT", c.name)
 		}
 		if code := cmd.ProcessState.ExitCode(); code != exitFailure {

@@ -128,8 +128,9 @@ func runInit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if status, done := parseStateFlags(fs, path, args, initHelp, stdout, stderr); done {
 		return status
 	}
-	sf.sigma0Given = given(fs)["sigma0"]
-	if !given(fs)["d"] {
+	set := given(fs)
+	sf.sigma0Given = set["sigma0"]
+	if !set["d"] {
 		return report(stderr, name, usagef("-d D is required"))
 	}
 	if *retries < 0 || *retries > session.MaxRetries {
@@ -365,16 +366,14 @@ func runStatus(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		Generation: ss.Strategy().Generation(),
 		Injected:   ss.Injecting(),
 		Evals:      ss.Evals(),
+		Restarts:   ss.Restarts(),
 		Told:       ss.NumTold(),
 		Pending:    ss.Rows() - ss.NumTold(),
 		Leased:     ss.Leased(time.Now()),
 		Sigma:      jsonFloat(ss.Strategy().Sigma()),
 		FBest:      jsonFloat(f),
+		XBest:      jsonFloats(x),
 		StopReason: ss.File.Stop,
-	}
-	rep.Restarts = ss.Restarts()
-	for _, v := range x {
-		rep.XBest = append(rep.XBest, jsonFloat(v))
 	}
 	if *asJSON {
 		out, err := json.Marshal(rep)
@@ -388,10 +387,6 @@ func runStatus(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if rep.StopReason != "" {
 		state = "stopped: " + string(rep.StopReason)
 	}
-	bestX := "none (no value below +Inf)"
-	if x != nil {
-		bestX = formatPoint(x)
-	}
 	fmt.Fprintf(stdout, "strategy     %s, seed %d, d = %d, run %s\n", rep.Strategy, rep.Seed, rep.Dim, rep.RunID)
 	batch := ""
 	if rep.Injected {
@@ -403,7 +398,7 @@ func runStatus(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, ", %d restarts", rep.Restarts)
 	}
 	fmt.Fprintf(stdout, "\nbest value   %s\n", formatValue(f))
-	fmt.Fprintf(stdout, "best x       %s\n", bestX)
+	fmt.Fprintf(stdout, "best x       %s\n", formatBest(x))
 	fmt.Fprintf(stdout, "sigma        %s\n", formatValue(ss.Strategy().Sigma()))
 	fmt.Fprintf(stdout, "state        %s\n", state)
 	return exitOK

@@ -233,21 +233,10 @@ func TestAskTellMatchesRun(t *testing.T) {
 				t.Fatalf("%s: no stop after %d generations", c.spec, gen)
 			}
 		}
-		got := status(t, path)
-		want, _ := runJSON(t, append([]string{"-f", c.spec, "-box", "3"}, c.args...)...)
-		for _, k := range []string{"evals", "generations", "restarts", "f_best", "x_best", "stop_reason", "strategy"} {
-			g := got[k]
-			if k == "generations" {
-				g = got["generation"]
-			}
-			if fmt.Sprint(g) != fmt.Sprint(want[k]) {
-				t.Errorf("%s: ask/tell %s = %v, hees run %v", c.spec, k, g, want[k])
-			}
-		}
+		want := compareWithRun(t, "ask/tell", path, c.spec, c.args)
 		if want["stop_reason"] == string(es.ReasonCanceled) {
 			t.Fatalf("%s: run canceled", c.spec)
 		}
-		t.Logf("%s: %v after %v evaluations", c.spec, want["stop_reason"], want["evals"])
 	}
 }
 

@@ -34,9 +34,10 @@ func startWorker(t *testing.T, path, command string, args ...string) (*exec.Cmd,
 	return cmd, stderr
 }
 
-// compareWithRun checks that the ask/tell run in path ended as hees run
-// with args (and -f spec) ends.
-func compareWithRun(t *testing.T, path, spec string, args []string) {
+// compareWithRun checks that the ask/tell run in path, driven by who
+// ("workers", "ask/tell"), ended as hees run with args (and -f spec) ends,
+// and returns the -json summary of hees run.
+func compareWithRun(t *testing.T, who, path, spec string, args []string) map[string]any {
 	t.Helper()
 	got := status(t, path)
 	want, _ := runJSON(t, append([]string{"-f", spec, "-box", "3"}, args...)...)
@@ -46,10 +47,11 @@ func compareWithRun(t *testing.T, path, spec string, args []string) {
 			g = got["generation"]
 		}
 		if fmt.Sprint(g) != fmt.Sprint(want[k]) {
-			t.Errorf("%s: workers %s = %v, hees run %v", spec, k, g, want[k])
+			t.Errorf("%s: %s %s = %v, hees run %v", spec, who, k, g, want[k])
 		}
 	}
 	t.Logf("%s: %v after %v evaluations, f_best %v", spec, want["stop_reason"], want["evals"], want["f_best"])
+	return want
 }
 
 // TestWorkerPoolMatchesRun starts 4 hees worker processes at once on a
@@ -95,21 +97,17 @@ func TestWorkerPoolMatchesRun(t *testing.T) {
 		}
 		workers[0], stderrs[0] = startWorker(t, path, command, "-lease", lease)
 		for i, w := range workers {
-			done := make(chan error, 1)
-			go func() { done <- w.Wait() }()
-			select {
-			case err := <-done:
-				if err != nil {
-					t.Fatalf("%s: worker %d: %v, stderr:\n%s", c.spec, i, err, stderrs[i].String())
-				}
-			case <-time.After(20 * time.Second):
+			switch ended, err := waitBounded(w, 20*time.Second); {
+			case !ended:
 				t.Fatalf("%s: worker %d still running, stderr:\n%s", c.spec, i, stderrs[i].String())
+			case err != nil:
+				t.Fatalf("%s: worker %d: %v, stderr:\n%s", c.spec, i, err, stderrs[i].String())
 			}
 			if !strings.Contains(stderrs[i].String(), "hees worker: the run has stopped (") {
 				t.Errorf("%s: worker %d stderr:\n%s", c.spec, i, stderrs[i].String())
 			}
 		}
-		compareWithRun(t, path, c.spec, c.args)
+		compareWithRun(t, "workers", path, c.spec, c.args)
 		if c.extra[0] == "HEES_TEST_CRASH_AFTER=40" && !strings.Contains(stderrs[1].String()+stderrs[2].String()+stderrs[3].String(), "simulated crash") {
 			t.Errorf("%s: no worker reports a crash of its program", c.spec)
 		}
@@ -242,7 +240,7 @@ func TestWorkerRenewsLeases(t *testing.T) {
 		t.Errorf("leases left after the run: %v", st)
 	}
 	t.Log(errOut)
-	compareWithRun(t, path, "sphere", args)
+	compareWithRun(t, "workers", path, "sphere", args)
 }
 
 // TestWorkerSIGTERM stops a worker process with SIGTERM while its program
@@ -288,14 +286,10 @@ func TestWorkerAbandonsToldCandidate(t *testing.T) {
 		fmt.Fprintf(&in, "%s %d\n", c.id, len(c.id))
 	}
 	mustCLI(t, in.String(), "tell", "-state", path)
-	done := make(chan error, 1)
-	go func() { done <- w.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil || !strings.Contains(stderr.String(), "); 0 evaluations here") {
-			t.Fatalf("worker: %v, stderr %s", err, stderr.String())
-		}
-	case <-time.After(10 * time.Second):
+	switch ended, err := waitBounded(w, 10*time.Second); {
+	case !ended:
 		t.Fatalf("the worker still waits for the evaluation of a told candidate, stderr %s", stderr.String())
+	case err != nil || !strings.Contains(stderr.String(), "); 0 evaluations here"):
+		t.Fatalf("worker: %v, stderr %s", err, stderr.String())
 	}
 }

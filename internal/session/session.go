@@ -180,9 +180,6 @@ func validRunID(id string) bool {
 
 // New starts a run of strategy s with the settings set.
 func New(set Settings, s es.Strategy) (*Session, error) {
-	if set.Retries < 0 || set.Retries > MaxRetries {
-		return nil, fmt.Errorf("retries %d: want 0 to %d", set.Retries, MaxRetries)
-	}
 	ss := &Session{
 		File: File{RunID: set.RunID, Algo: set.Algo, Restarts: set.Restarts, Seed: set.Seed, MaxEvals: set.MaxEvals,
 			Target: set.Target, Retries: set.Retries, OnError: set.OnError, Inject: set.Inject},
@@ -601,6 +598,11 @@ func (ss *Session) Claim(now time.Time, n int, lease time.Duration) ([]int, erro
 	if _, err := ss.Expire(now); err != nil {
 		return nil, err
 	}
+	return ss.claim(now, n, lease), nil
+}
+
+// claim is Claim once the expired leases are counted (Expire).
+func (ss *Session) claim(now time.Time, n int, lease time.Duration) []int {
 	var rows []int
 	for row := range ss.Rows() {
 		if len(rows) == n {
@@ -611,7 +613,7 @@ func (ss *Session) Claim(now time.Time, n int, lease time.Duration) ([]int, erro
 			rows = append(rows, row)
 		}
 	}
-	return rows, nil
+	return rows
 }
 
 // Claimable is the number of candidates that a claim at now would find

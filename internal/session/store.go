@@ -166,10 +166,7 @@ func (st Store) Claim(ctx context.Context, told []Line, n int, lease time.Durati
 		if err != nil {
 			return false, err
 		}
-		rows, err := ss.Claim(now, n, lease)
-		if err != nil {
-			return false, err
-		}
+		rows := ss.claim(now, n, lease)
 		for _, row := range rows {
 			c.Candidates = append(c.Candidates, Candidate{ss.ID(row), slices.Clone(ss.Candidate(row))})
 		}
