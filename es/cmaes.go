@@ -75,15 +75,7 @@ func newCMAESParams(d, lambda int) cmaesParams {
 	p := cmaesParams{lambda: lambda}
 	p.weights = make([]float64, lambda)
 	p.mu, p.muEff, p.muEffMinus = rawCMAESWeights(p.weights)
-	// pycma GaussSampler.parameters (c_1, also CMAParameters.set): the
-	// tutorial's eq. (57) with alpha_cov = 2, reduced for lambda < 6:
-	// c_1 = min(1, lambda/6) 2/((n + 1.3)^2 + mu_eff).
-	p.c1 = float64(min(1, float64(lambda)/6)*2) / (float64((n+1.3)*(n+1.3)) + p.muEff)
-	// pycma GaussSampler.parameters with alpha_cov = 2 and rankmu_offset
-	// 1/4 (the tutorial's eq. (58) has none and alpha_cov mu_eff in the
-	// denominator): c_mu = min(1 - c_1,
-	// 2 (1/4 + mu_eff - 2 + 1/mu_eff)/((n + 2)^2 + 2 mu_eff/2)).
-	p.cmu = min(1-p.c1, 2*(0.25+p.muEff-2+1/p.muEff)/(float64((n+2)*(n+2))+p.muEff))
+	p.c1, p.cmu = cmaRates(d, lambda, p.muEff)
 	// pycma RecombinationWeights.finalize_negative_weights (tutorial eqs.
 	// (50)-(53)): the negative weights, which sum to -1 here, are scaled to
 	// sum to -alpha_mu^- = -(1 + c_1/c_mu) (zero decay of C), then limited
@@ -112,6 +104,24 @@ func newCMAESParams(d, lambda int) cmaesParams {
 	p.stagIters = int(100 + 100*float64(n*math.Sqrt(n))/float64(lambda))
 	p.stagMinGen = float64(n * (5 + 100/float64(lambda)))
 	return p
+}
+
+// cmaRates returns pycma's learning rates c_1 of the rank-one and c_mu of
+// the rank-mu update of C for dimension d, population size lambda and
+// variance effective selection mass muEff:
+//
+//   - c_1 = min(1, lambda/6) 2/((n + 1.3)^2 + mu_eff), pycma's
+//     GaussSampler.parameters (also CMAParameters.set): the tutorial's eq.
+//     (57) with alpha_cov = 2, reduced for lambda < 6;
+//   - c_mu = min(1 - c_1, 2 (1/4 + mu_eff - 2 + 1/mu_eff)/((n + 2)^2 +
+//     2 mu_eff/2)), pycma's GaussSampler.parameters with alpha_cov = 2 and
+//     rankmu_offset 1/4 (the tutorial's eq. (58) has none and alpha_cov
+//     mu_eff in the denominator).
+func cmaRates(d, lambda int, muEff float64) (c1, cmu float64) {
+	n := float64(d)
+	c1 = float64(min(1, float64(lambda)/6)*2) / (float64((n+1.3)*(n+1.3)) + muEff)
+	cmu = min(1-c1, 2*(0.25+muEff-2+1/muEff)/(float64((n+2)*(n+2))+muEff))
+	return c1, cmu
 }
 
 // rawCMAESWeights writes pycma's recombination weights before the active

@@ -359,3 +359,61 @@ func TestHEES2EtaA(t *testing.T) {
 		}
 	}
 }
+
+// TestHEES2Lengths checks departure 6, the rank-mu term of hees2's
+// step-size rule: it is (c_mu/2) sum_k (w_k^+ + w_k^- - 1/lambda~)
+// (|b_k|^2/d - 1) with pycma's c_mu, zero when every b_k has the same
+// length, negative when the best-ranked pair stepped shorter than d^(1/2)
+// and positive when it stepped longer.
+func TestHEES2Lengths(t *testing.T) {
+	const d, pairs = 5, 4
+	s, err := New(nameHEES2, Config{Dim: d, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := s.(*hees2)
+	if h.pairs != pairs {
+		t.Fatalf("d = %d: %d pairs, want %d", d, h.pairs, pairs)
+	}
+	// pycma's c_mu for mu_eff of the weights ln(4.5) - ln k, k = 1..4.
+	var sum, sumSq float64
+	for k := 1; k <= pairs; k++ {
+		sum += math.Log(4.5) - math.Log(float64(k))
+	}
+	for k := 1; k <= pairs; k++ {
+		w := (math.Log(4.5) - math.Log(float64(k))) / sum
+		sumSq += w * w
+	}
+	muEff := 1 / sumSq
+	c1 := 2 / ((d+1.3)*(d+1.3) + muEff)
+	cmu := min(1-c1, 2*(0.25+muEff-2+1/muEff)/((d+2)*(d+2)+muEff))
+	if math.Abs(h.cmu-cmu) > 1e-15 {
+		t.Errorf("c_mu = %v, want %v", h.cmu, cmu)
+	}
+	// Pair k holds the ranks 2k and 2k+1: pair 0 is the best.
+	for i := range h.rank {
+		h.rank[i] = i
+	}
+	best := h.weights[0] + h.weights[1] - 1.0/pairs
+	for _, c := range []struct {
+		name  string
+		first float64 // |b_0|^2/d; the other pairs have |b_k|^2 = d
+		want  float64
+	}{
+		{"equal lengths", 1, 0},
+		{"best pair shorter", 0.5, cmu / 2 * best * -0.5},
+		{"best pair longer", 2, cmu / 2 * best * 1},
+	} {
+		for k := range h.ad.norms {
+			h.ad.norms[k] = math.Sqrt(d)
+		}
+		h.ad.norms[0] = math.Sqrt(c.first * d)
+		got := h.lengths()
+		if math.Abs(got-c.want) > 1e-15 {
+			t.Errorf("%s: lengths() = %v, want %v", c.name, got, c.want)
+		}
+	}
+	if !(best > 0) {
+		t.Errorf("the best pair's weights %v - 1/lambda~ are not positive", best)
+	}
+}
