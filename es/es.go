@@ -9,9 +9,15 @@
 //	es11    (1+1)-ES with the 1/5 success rule
 //	hees14  (1+4)-HE-ES of Glasmachers & Krause, Algorithm 4
 //	hees    full non-elitist HE-ES with mirrored sampling, Algorithm 1
-//	hees2   hees with its path as a search direction and three more departures
+//	hees2   hees with its path as a search direction and more departures
 //	cma11   (1+1)-CMA-ES, Suttorp, Hansen & Igel 2009 variant
 //	cmaes   (mu/mu_w, lambda)-CMA-ES with the active update, pycma 4.4's defaults
+//
+// Start with hees2 (the constant Recommended, the default of the command
+// line): it needs fewer evaluations than cmaes and hees on most classic
+// test functions and on average over BBOB (BENCHMARKS.md, section
+// "hees2"); docs/ALGORITHMS.md Section 17 lists its departures from the
+// paper. hees14 and hees are the paper's algorithms exactly.
 //
 // # The ask/tell contract
 //
@@ -38,7 +44,7 @@
 // Config.Bounds confines every point handed out to a box, and
 // Config.Stds scales the coordinates (docs/ALGORITHMS.md Section 14);
 // Run.Inject and Options.Inject evaluate known points (Section 16). NewIPOP wraps a strategy with IPOP restarts
-// (docs/ALGORITHMS.md Section 4.1), NewBIPOP cmaes or hees with BIPOP restarts
+// (docs/ALGORITHMS.md Section 4.1), NewBIPOP cmaes, hees or hees2 with BIPOP restarts
 // (docs/ALGORITHMS.md Section 8); NewRestarting builds either, or the plain
 // strategy, from a restart scheme (Restarts). A Trace records one row per generation,
 // with the condition and normalised trace of C = A A^T (and of A^T H A when

@@ -15,6 +15,11 @@ const (
 	nameCMAES  = "cmaes"
 )
 
+// Recommended is the name of the strategy to use when there is no reason
+// to choose another, hees2 (the package documentation says why), and the
+// default of hees run and hees init.
+const Recommended = nameHEES2
+
 // Names returns the names New accepts, in the order of the package
 // documentation.
 func Names() []string {
@@ -26,7 +31,7 @@ func Names() []string {
 //	es11    (1+1)-ES with the 1/5 success rule
 //	hees14  (1+4)-HE-ES (Algorithm 4 of Glasmachers & Krause)
 //	hees    full HE-ES with mirrored sampling (Algorithm 1)
-//	hees2   hees with the path as a search direction (see hees2.go)
+//	hees2   hees with the path as a search direction (see hees2.go), Recommended
 //	cma11   (1+1)-CMA-ES, 2009 variant with evolution path
 //	cmaes   (mu/mu_w, lambda)-CMA-ES with the active update, pycma 4.4's defaults
 //

@@ -312,9 +312,9 @@ func TestResumeBadFiles(t *testing.T) {
 		{"bad json", badJSON, `hees resume: DIR/bad json: bad checkpoint: unexpected EOF`, exitFailure},
 		{"unknown field", unknownField, `hees resume: DIR/unknown field: bad checkpoint: json: unknown field "runs"`, exitFailure},
 		{"bad strategy", reencode(func(c *checkpoint.State) { c.File.Run.Restarts = "ipop" }),
-			`hees resume: DIR/bad strategy: bad checkpoint: the strategy is hees in 3 dimensions, the settings say ipop-hees in 3`, exitFailure},
+			`hees resume: DIR/bad strategy: bad checkpoint: the strategy is hees2 in 3 dimensions, the settings say ipop-hees2 in 3`, exitFailure},
 		{"wrong dim", reencode(func(c *checkpoint.State) { c.File.Run.Dim = 4 }),
-			`hees resume: DIR/wrong dim: bad checkpoint: the strategy is hees in 3 dimensions, the settings say hees in 4`, exitFailure},
+			`hees resume: DIR/wrong dim: bad checkpoint: the strategy is hees2 in 3 dimensions, the settings say hees2 in 4`, exitFailure},
 		{"no problem", reencode(func(c *checkpoint.State) { c.File.Run.Problem = "" }),
 			`hees resume: DIR/no problem: bad checkpoint: want either a problem or a command`, exitFailure},
 		{"bad problem", reencode(func(c *checkpoint.State) { c.File.Run.Problem = "spehre" }),
@@ -417,7 +417,7 @@ func TestResumeFinished(t *testing.T) {
 	code, out, _ := runCLI("resume", path)
 	var rep runReport
 	json.Unmarshal([]byte(want), &rep)
-	summary := regexp.MustCompile(`^strategy     hees, seed 1
+	summary := regexp.MustCompile(`^strategy     hees2, seed 1
 problem      sphere, d = 3
 evaluations  ` + strconv.Itoa(rep.Evals) + ` in ` + strconv.Itoa(rep.Generations) + ` generations
 best value   \S+

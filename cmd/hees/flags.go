@@ -211,7 +211,7 @@ type strategyFlags struct {
 // register defines the flags on fs. boxDefault describes the default box
 // half-width (0 on the command line), which differs between run and init.
 func (sf *strategyFlags) register(fs *flag.FlagSet, boxDefault string) {
-	fs.StringVar(&sf.algo, "algo", "hees", "strategy `NAME`: "+strings.Join(es.Names(), ", "))
+	fs.StringVar(&sf.algo, "algo", es.Recommended, "strategy `NAME`: "+strings.Join(es.Names(), ", ")+" (hees: the paper's HE-ES exactly)")
 	fs.Uint64Var(&sf.seed, "seed", 1, "master `SEED` of every random draw")
 	fs.Float64Var(&sf.sigma0, "sigma0", 2, "initial step size `S` (with -lower and -upper the default is 0.3 × the box width)")
 	fs.Var(&sf.x0, "x0", "initial mean `X1,X2,...`, or @FILE: the d numbers in FILE, separated by spaces, commas or newlines (default: uniform in [-B, B]^d, drawn from the seed)")
@@ -220,7 +220,7 @@ func (sf *strategyFlags) register(fs *flag.FlagSet, boxDefault string) {
 	fs.IntVar(&sf.maxRestarts, "max-restarts", 0, "with -restarts ipop or bipop, at most `N` restarts with a doubled population (0: no limit)")
 	fs.StringVar(&sf.lower, "lower", "", "lower bounds `L`: one number for every coordinate or d numbers L1,...,Ld (-inf: none); every point evaluated lies in the box")
 	fs.StringVar(&sf.upper, "upper", "", "upper bounds `U`: one number for every coordinate or d numbers U1,...,Ud (inf: none)")
-	fs.IntVar(&sf.pairs, "pairs", 0, "with -algo hees or hees2, `N` mirrored pairs: a generation evaluates 2N+1 points (0: floor(2 + 1.5 ln d))")
+	fs.IntVar(&sf.pairs, "pairs", 0, "with -algo hees or hees2, `N` mirrored pairs: a generation evaluates 2N+1 points (0: floor(2 + 1.5 ln d), for hees2 at most d)")
 	fs.IntVar(&sf.lambda, "lambda", 0, "with -algo cmaes, the population size `N`, at least 2 (0: 4 + floor(3 ln d))")
 	fs.StringVar(&sf.stds, "stds", "", "per-coordinate scales `S1,...,Sd` (or one number): the initial step of coordinate i is sigma0*Si")
 }
@@ -285,7 +285,7 @@ func (sf *strategyFlags) config(dim int, box float64) (es.Config, error) {
 		return es.Config{}, usagef("-%v", err)
 	}
 	if !restarts.Supports(sf.algo) {
-		return es.Config{}, usagef("-restarts %s: %s has no population to vary (use hees or cmaes)", restarts, sf.algo)
+		return es.Config{}, usagef("-restarts %s: %s has no population to vary (use hees, hees2 or cmaes)", restarts, sf.algo)
 	}
 	if sf.maxRestarts < 0 || (sf.maxRestarts > 0 && restarts == es.RestartsNone) {
 		return es.Config{}, usagef("-max-restarts %d: want a non-negative count, with -restarts ipop or bipop", sf.maxRestarts)
@@ -306,7 +306,7 @@ func (sf *strategyFlags) config(dim int, box float64) (es.Config, error) {
 	case sf.pairs < 0 || (sf.pairs > 0 && sf.algo != "hees" && sf.algo != "hees2"):
 		return es.Config{}, usagef("-pairs %d: want a positive count, with -algo hees or hees2 (cmaes takes -lambda; the other strategies have a fixed population)", sf.pairs)
 	case sf.lambda < 0 || sf.lambda == 1 || (sf.lambda > 0 && sf.algo != "cmaes"):
-		return es.Config{}, usagef("-lambda %d: want a population size of at least 2, with -algo cmaes (hees takes -pairs; the other strategies have a fixed population)", sf.lambda)
+		return es.Config{}, usagef("-lambda %d: want a population size of at least 2, with -algo cmaes (hees and hees2 take -pairs; the other strategies have a fixed population)", sf.lambda)
 	}
 	b, stds, err := sf.bounds(dim)
 	if err != nil {

@@ -239,7 +239,7 @@ func TestRunMatchesLibrary(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, err := es.New("hees", es.Config{Dim: c.dim, Seed: 11, Sigma0: 2, Box: c.box})
+		s, err := es.New(es.Recommended, es.Config{Dim: c.dim, Seed: 11, Sigma0: 2, Box: c.box})
 		if err != nil {
 			t.Fatal(err)
 		}

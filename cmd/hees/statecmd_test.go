@@ -414,11 +414,11 @@ func TestInitAndFiles(t *testing.T) {
 		t.Errorf("init over an existing file: exit %d, stderr %q", code, errOut)
 	}
 	mustCLI(t, "", "init", "-state", path, "-d", "4", "-force")
-	if st := status(t, path); st["dim"] != 4.0 || st["strategy"] != "hees" {
+	if st := status(t, path); st["dim"] != 4.0 || st["strategy"] != "hees2" {
 		t.Errorf("after init -force: %v", st)
 	}
 	human := mustCLI(t, "", "status", "-state", path)
-	want := "strategy     hees, seed 1, d = 4, run " + runID(t, path) + "\ngeneration   0: 0 told, 9 pending (0 leased)\nevaluations  0\n" +
+	want := "strategy     hees2, seed 1, d = 4, run " + runID(t, path) + "\ngeneration   0: 0 told, 9 pending (0 leased)\nevaluations  0\n" +
 		"best value   +Inf\nbest x       none (no value below +Inf)\nsigma        2\nstate        running\n"
 	if human != want {
 		t.Errorf("status:\n%s\nwant:\n%s", human, want)
