@@ -10,8 +10,9 @@ import (
 	"github.com/hees-dev/hees/linalg"
 )
 
-// Minimise the Rosenbrock function in 4 dimensions with the full HE-ES,
-// evaluating each generation with 2 goroutines, until f <= 1e-10.
+// Minimise the Rosenbrock function in 4 dimensions with the recommended
+// strategy (hees2), evaluating each generation with 2 goroutines, until
+// f <= 1e-10.
 func ExampleMinimize() {
 	rosenbrock := es.Func(func(x []float64) float64 {
 		var f float64
@@ -21,7 +22,7 @@ func ExampleMinimize() {
 		}
 		return f
 	})
-	s, err := es.New("hees", es.Config{Dim: 4, Seed: 1})
+	s, err := es.New(es.Recommended, es.Config{Dim: 4, Seed: 1})
 	if err != nil {
 		log.Fatal(err)
 	}

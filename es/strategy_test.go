@@ -596,11 +596,12 @@ func sameMatrix(a, b *linalg.Dense) bool {
 	return true
 }
 
-// New derives every default from the dimension: the full HE-ES in d = 10
-// asks its mean and lambda~ = 5 mirrored pairs per generation, starting
-// with sigma0 = 2. A bad configuration is an error that names the field.
+// New derives every default from the dimension: the recommended strategy
+// (hees2) in d = 10 asks its mean and lambda~ = 5 mirrored pairs per
+// generation, starting with sigma0 = 2. A bad configuration is an error
+// that names the field.
 func ExampleNew() {
-	s, err := New("hees", Config{Dim: 10, Seed: 1})
+	s, err := New(Recommended, Config{Dim: 10, Seed: 1})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -610,7 +611,7 @@ func ExampleNew() {
 	_, err = New("hees14", Config{Dim: 3, Sigma0: -1})
 	fmt.Println(err)
 	// Output:
-	// hees 10 11 2
+	// hees2 10 11 2
 	// es: Config.Sigma0 = -1: must be positive and finite
 }
 
