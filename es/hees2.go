@@ -286,7 +286,7 @@ func (h *hees2) lengths() float64 {
 		w := h.weights[h.rank[2*k]] + h.weights[h.rank[2*k+1]] - even
 		sum += float64(w * (float64(n*n)/d - 1))
 	}
-	return float64(h.cmu/2) * sum
+	return float64(float64(h.cmu/2) * sum) // rounded: Tell adds it to another term
 }
 
 // tolX reports pycma's tolx on the sampling distribution sigma A N(0, I):
@@ -324,7 +324,7 @@ func (h *hees2) baseline() float64 {
 	w := h.weights
 	ad := &h.ad
 	linalg.MulVec(h.proj, &ad.u, h.ps)
-	base := float64(om*om) * linalg.Dot(h.ps, h.ps)
+	base := float64(float64(om*om) * linalg.Dot(h.ps, h.ps)) // rounded: added in every draw
 	st := rng.NewStream(h.key, purposeBaseline, uint64(h.gen), 0)
 	for i := range h.perm {
 		h.perm[i] = i
