@@ -58,9 +58,10 @@ import (
 //     is a sum over the pairs (baseline), and a permutation of up to 20
 //     ranks (up to 10 pairs: the default below d = 403) takes one random
 //     word, more only after a rejection (rng.Stream.Shuffle). Time per
-//     evaluation at d = 10 (BenchmarkGeneration, medians of three sets of
-//     interleaved rounds on a shared machine): 1.05-1.25× hees, against
-//     1.49-1.60× with the paths formed one by one and a second
+//     evaluation at d = 10 (BenchmarkGeneration, medians of sets of
+//     interleaved rounds): 1.05-1.25× hees in three sets on a shared
+//     machine, 1.19× and 1.22× in two on an idle one (with departure 6),
+//     against 1.49-1.60× with the paths formed one by one and a second
 //     Gram-Schmidt of the first block. The price is noise: across seeds
 //     ln sigma spreads about twice as wide as with hees on a random
 //     function (standard deviation 4.7 against 2.1 at d = 10). The
