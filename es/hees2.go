@@ -127,8 +127,9 @@ import (
 //     (560); d = 10 0.72 → 0.69, 490 → 502 (499); d = 20 0.71 → 0.75,
 //     471 → 460 (451). In d = 20 the term costs runs of f13, f16 and f18,
 //     where the faster fall of sigma in the large populations ends more
-//     restarts at a local optimum; c_mu/4 to 2 c_mu were measured too
-//     (d = 5, instances 1-15: 270-276 runs).
+//     restarts at a local optimum. 0.5, 0.7, 1.5 and 2 times c_mu were
+//     measured too, without pycma's 1/4 offset in c_mu (d = 5, instances
+//     1-15: 270-276 runs; 280 with 1 times).
 //
 // One generation, with lambda~ = min(floor(2 + 1.5 ln d), d) pairs
 // (departure 3):
