@@ -196,9 +196,10 @@ func TestInitInject(t *testing.T) {
 	}
 }
 
-// TestInitInjectErrors checks the errors of hees init -inject: a missing
-// file, a point of the wrong dimension, and one outside the box, each on
-// one line, and no state file written.
+// TestInitInjectErrors checks the errors of hees init -inject and hees run
+// -inject: a missing file, a point of the wrong dimension, and one outside
+// the box, each on one line naming the flag, no state file written, and
+// no run started.
 func TestInitInjectErrors(t *testing.T) {
 	dir := t.TempDir()
 	short := filepath.Join(dir, "short")
@@ -211,7 +212,7 @@ func TestInitInjectErrors(t *testing.T) {
 	}{
 		{filepath.Join(dir, "missing"), "-inject: stat"},
 		{short, "2 numbers, want d = 3"},
-		{outside, "point 1: x[2] = 9 lies outside the bounds [-5, 5]"},
+		{outside, "-inject " + outside + ": es: Run.Inject: point 1: x[2] = 9 lies outside the bounds [-5, 5]"},
 	} {
 		code, _, errOut := cli("", "init", "-state", path, "-d", "3", "-lower", "-5", "-upper", "5", "-inject", c.file)
 		if code != exitFailure || !strings.Contains(errOut, c.want) || strings.Count(errOut, "\n") != 1 {
@@ -219,6 +220,11 @@ func TestInitInjectErrors(t *testing.T) {
 		}
 		if _, err := os.Stat(path); err == nil {
 			t.Fatalf("-inject %s: the state file was written", c.file)
+		}
+		// hees run refuses the same file before it runs: no summary.
+		code, out, errOut := cli("", "run", "-f", "sphere", "-d", "3", "-lower", "-5", "-upper", "5", "-inject", c.file)
+		if code != exitFailure || out != "" || !strings.Contains(errOut, c.want) || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("run -inject %s: exit %d, stdout %q, stderr %q; want nothing on stdout and one line saying %q", c.file, code, out, errOut, c.want)
 		}
 	}
 }

@@ -225,7 +225,7 @@ func (rf *runFlags) run(ctx context.Context, stdout, stderr io.Writer) int {
 		}
 	}
 	settings := rf.settings(problem)
-	inject, err := readInject(rf.inject, rf.dim)
+	inject, err := readInject(rf.inject, s)
 	if err != nil {
 		return report(stderr, name, err)
 	}
@@ -248,19 +248,28 @@ func (rf *runFlags) run(ctx context.Context, stdout, stderr io.Writer) int {
 	return execute(ctx, name, &settings, problem, s, inject, cp, rf.outputFlags, stdout, stderr)
 }
 
-// readInject reads the known points of -inject FILE in d dimensions (nil
-// without FILE); the error names the flag.
-func readInject(path string, d int) ([][]float64, error) {
+// readInject reads the known points of -inject FILE for strategy s (nil
+// without FILE) and checks them as es.Run.Inject will, before anything
+// runs: a point outside the box is refused here, not after the run has
+// started; the error names the flag.
+func readInject(path string, s es.Strategy) ([][]float64, error) {
 	if path == "" {
 		return nil, nil
 	}
-	inject, err := points.ReadList(path, d)
+	inject, err := points.ReadList(path, s.Dim())
 	if err != nil {
 		sep := " " // a bad line's error starts with the file's name
 		if errors.As(err, new(*fs.PathError)) {
 			sep = ": "
 		}
 		return nil, fmt.Errorf("-inject%s%w", sep, err)
+	}
+	run, err := es.NewRun(s, es.Limits{})
+	if err == nil {
+		err = run.Inject(inject) // a Run of its own: s is not changed
+	}
+	if err != nil {
+		return nil, fmt.Errorf("-inject %s: %w", path, err)
 	}
 	return inject, nil
 }

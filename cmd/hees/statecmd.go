@@ -147,7 +147,7 @@ func runInit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return report(stderr, name, &usageError{err.Error()})
 	}
-	inject, err := readInject(*injectFile, *dim)
+	inject, err := readInject(*injectFile, s)
 	if err != nil {
 		return report(stderr, name, err)
 	}
