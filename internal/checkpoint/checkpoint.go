@@ -25,7 +25,6 @@ import (
 	"github.com/hees-dev/hees/es"
 	"github.com/hees-dev/hees/internal/atomicfile"
 	"github.com/hees-dev/hees/internal/runlog"
-	"github.com/hees-dev/hees/internal/session"
 	"github.com/hees-dev/hees/internal/statefile"
 	"github.com/hees-dev/hees/objectives"
 )
@@ -443,7 +442,10 @@ func Parse(payload []byte) (*State, error) {
 	if err := statefile.UnmarshalJSON(payload, &st.File); err != nil {
 		return nil, fmt.Errorf("bad checkpoint: %v", err)
 	}
-	s, err := session.RestoreStrategy(st.File.Run.Restarts, st.File.Strategy)
+	if _, err := es.ParseRestarts(st.File.Run.Restarts); err != nil {
+		return nil, fmt.Errorf("bad checkpoint: %v", err)
+	}
+	s, err := es.Load(st.File.Strategy)
 	if err != nil {
 		return nil, fmt.Errorf("bad checkpoint: %v", err)
 	}
@@ -460,7 +462,7 @@ func Parse(payload []byte) (*State, error) {
 // problem allocate more than the file's size.
 func (st *State) check() error {
 	f, rs, s := &st.File, &st.File.Run, st.Strategy
-	wantName := session.StrategyName(rs.Algo, rs.Restarts)
+	wantName := es.Restarts(rs.Restarts).Name(rs.Algo)
 	switch {
 	case !slices.Contains(es.Names(), rs.Algo):
 		return fmt.Errorf("unknown algorithm %q", rs.Algo)

@@ -301,11 +301,15 @@ func (ss *Session) restore() error {
 	if err := ss.checkSettings(); err != nil {
 		return err
 	}
-	s, err := RestoreStrategy(ss.File.Restarts, ss.File.Strategy)
+	r, err := es.ParseRestarts(ss.File.Restarts)
 	if err != nil {
 		return err
 	}
-	if want := StrategyName(ss.File.Algo, ss.File.Restarts); s.Name() != want {
+	s, err := es.Load(ss.File.Strategy)
+	if err != nil {
+		return err
+	}
+	if want := r.Name(ss.File.Algo); s.Name() != want {
 		return fmt.Errorf("the strategy is %s, the settings say %s", s.Name(), want)
 	}
 	if err := ss.start(s); err != nil {
@@ -910,22 +914,6 @@ func repeat(l Line, v float64) (Problem, string) {
 		return Repeat, fmt.Sprintf("%s was told the same value before", l.id)
 	}
 	return Conflict, fmt.Sprintf("%s was told %s before; %s differs", l.id, formatValue(v), formatValue(l.value))
-}
-
-// RestoreStrategy restores a strategy from its MarshalBinary state, once
-// restarts is known to be a restart scheme (es.ParseRestarts); the caller
-// checks its name (StrategyName).
-func RestoreStrategy(restarts string, state []byte) (es.Strategy, error) {
-	if _, err := es.ParseRestarts(restarts); err != nil {
-		return nil, err
-	}
-	return es.Load(state)
-}
-
-// StrategyName is the name of the strategy that algo runs with the restart
-// scheme restarts ("none", "ipop" or "bipop").
-func StrategyName(algo, restarts string) string {
-	return es.Restarts(restarts).Name(algo)
 }
 
 // Strategy is the run's strategy. Read it; do not call Ask or Tell.
