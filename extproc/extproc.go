@@ -80,6 +80,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/hees-dev/hees/internal/points"
 )
 
 // MaxProcs bounds the number of processes of a pool, which Start forks
@@ -192,7 +194,7 @@ type EvalError struct {
 // tail, which follows on indented lines.
 func (e *EvalError) Error() string {
 	return fmt.Sprintf("extproc: evaluating [%s] in process %d (pid %d): %v%s",
-		formatPoint(e.Point), e.Process, e.PID, e.Err, stderrSection(e.Stderr))
+		points.Format(e.Point), e.Process, e.PID, e.Err, stderrSection(e.Stderr))
 }
 
 // Unwrap returns the cause.
@@ -205,23 +207,6 @@ func stderrSection(tail string) string {
 		return "; its stderr is empty"
 	}
 	return "; its stderr ends with:\n\t" + strings.ReplaceAll(tail, "\n", "\n\t")
-}
-
-// formatPoint writes the coordinates of x as the protocol does: shortest
-// exact decimal form, separated by single spaces.
-func formatPoint(x []float64) string {
-	return string(appendPoint(nil, x))
-}
-
-// appendPoint appends formatPoint(x) to dst.
-func appendPoint(dst []byte, x []float64) []byte {
-	for i, v := range x {
-		if i > 0 {
-			dst = append(dst, ' ')
-		}
-		dst = strconv.AppendFloat(dst, v, 'g', -1, 64)
-	}
-	return dst
 }
 
 // parseAnswer reads an answer line as a float64. A number out of the
@@ -720,7 +705,7 @@ func (pr *process) eval(ctx context.Context, x []float64, p *Pool) (float64, err
 		answer   string
 		answered bool
 	)
-	pr.line = append(appendPoint(pr.line[:0], x), '\n')
+	pr.line = append(points.Append(pr.line[:0], x), '\n')
 	_, writeErr := pr.stdin.Write(pr.line)
 	if writeErr == nil {
 		answer, answered = pr.await(x, p)
@@ -781,7 +766,7 @@ func (pr *process) await(x []float64, p *Pool) (answer string, answered bool) {
 // waitMessage says that the process has not answered x after waited, and
 // what to check.
 func (pr *process) waitMessage(x []float64, waited time.Duration) string {
-	point := formatPoint(x)
+	point := points.Format(x)
 	if len(point) > maxWarnPoint {
 		point = point[:maxWarnPoint] + "..."
 	}

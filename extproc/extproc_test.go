@@ -16,6 +16,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/hees-dev/hees/internal/points"
 )
 
 func TestSplitCommand(t *testing.T) {
@@ -143,7 +145,7 @@ func TestEvalConcurrent(t *testing.T) {
 					return
 				}
 				if want := sphere(x); math.Float64bits(got) != math.Float64bits(want) {
-					errs <- errors.New("wrong value for [" + formatPoint(x) + "]")
+					errs <- errors.New("wrong value for [" + points.Format(x) + "]")
 					return
 				}
 			}
@@ -199,7 +201,7 @@ func TestCloseDuringConcurrentEvals(t *testing.T) {
 						interrupted <- false
 						return
 					case math.Float64bits(got) != math.Float64bits(sphere(x)):
-						t.Errorf("wrong value for [%s]", formatPoint(x))
+						t.Errorf("wrong value for [%s]", points.Format(x))
 					}
 					done.Add(1)
 				}
@@ -254,10 +256,10 @@ func evalError(t *testing.T, p *Pool, x []float64, target error, mention ...stri
 	if !errors.Is(err, target) {
 		t.Errorf("error %q does not wrap %q", err, target)
 	}
-	if formatPoint(evalErr.Point) != formatPoint(x) {
-		t.Errorf("error names point [%s], want [%s]", formatPoint(evalErr.Point), formatPoint(x))
+	if points.Format(evalErr.Point) != points.Format(x) {
+		t.Errorf("error names point [%s], want [%s]", points.Format(evalErr.Point), points.Format(x))
 	}
-	for _, m := range append(mention, "["+formatPoint(x)+"]") {
+	for _, m := range append(mention, "["+points.Format(x)+"]") {
 		if !strings.Contains(err.Error(), m) {
 			t.Errorf("error %q does not mention %q", err, m)
 		}

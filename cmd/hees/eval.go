@@ -58,7 +58,7 @@ func printOptimum(out *bufio.Writer, stderr io.Writer, p objectives.Problem) int
 	if !ok {
 		return report(stderr, "hees eval", fmt.Errorf("the optimum of %s is not known", p.Name()))
 	}
-	fmt.Fprintf(out, "%s\n%s\n", formatPoint(x), formatValue(f))
+	fmt.Fprintf(out, "%s\n%s\n", points.Format(x), formatValue(f))
 	return exitOK
 }
 

@@ -334,19 +334,6 @@ func checkDim(dim int) error {
 	return nil
 }
 
-// formatPoint writes x as numbers separated by single spaces, each in the
-// shortest form that reads back to the same float64.
-func formatPoint(x []float64) string {
-	var b strings.Builder
-	for i, v := range x {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(formatValue(v))
-	}
-	return b.String()
-}
-
 // signalContext returns a context canceled by Ctrl-C, SIGTERM or SIGHUP (a
 // closed terminal or ssh session): it stops a run, or the wait for a lock.
 func signalContext() (context.Context, context.CancelFunc) {

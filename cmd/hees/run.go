@@ -408,7 +408,7 @@ func formatBest(x []float64) string {
 	if x == nil {
 		return "none (no value below +Inf)"
 	}
-	return formatPoint(x)
+	return points.Format(x)
 }
 
 // printSummary writes the human summary of a run.

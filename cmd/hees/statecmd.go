@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hees-dev/hees/es"
+	"github.com/hees-dev/hees/internal/points"
 	"github.com/hees-dev/hees/internal/session"
 )
 
@@ -208,7 +209,7 @@ func runAsk(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 func printCandidates(name string, cands []session.Candidate, stdout, stderr io.Writer) int {
 	out := bufio.NewWriter(stdout)
 	for _, c := range cands {
-		fmt.Fprintf(out, "%s %s\n", c.ID, formatPoint(c.X))
+		fmt.Fprintf(out, "%s %s\n", c.ID, points.Format(c.X))
 	}
 	if err := out.Flush(); err != nil {
 		return report(stderr, name, err)

@@ -1,6 +1,8 @@
 // Package points reads the points that hees takes as text: one point per
 // line of a stream (hees eval), one point from a file (hees run -x0
-// @FILE), and a list of points from a file (hees run -inject FILE).
+// @FILE), and a list of points from a file (hees run -inject FILE); and it
+// writes a point as the text that hees hands out (hees ask, the lines an
+// external program reads).
 package points
 
 import (
@@ -22,6 +24,22 @@ const MaxLineBytes = 64 << 20
 // MaxFileBytes bounds the size of a file that ReadFile reads: a point of
 // objectives.MaxMatrixDim coordinates takes far less.
 const MaxFileBytes = 1 << 24
+
+// Append appends the coordinates of x to dst as text that ParseLine reads
+// back exactly: each the shortest decimal of its float64
+// (strconv.FormatFloat(v, 'g', -1, 64)), separated by single spaces.
+func Append(dst []byte, x []float64) []byte {
+	for i, v := range x {
+		if i > 0 {
+			dst = append(dst, ' ')
+		}
+		dst = strconv.AppendFloat(dst, v, 'g', -1, 64)
+	}
+	return dst
+}
+
+// Format returns the text Append writes for x.
+func Format(x []float64) string { return string(Append(nil, x)) }
 
 // ParseLine reads the numbers of line into x. Numbers are separated by
 // commas, white space, or both; a comma with nothing but space on one side

@@ -2,6 +2,7 @@ package points
 
 import (
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -136,5 +137,28 @@ func TestParseFinite(t *testing.T) {
 		if ok != c.ok || (ok && v != c.want) {
 			t.Errorf("ParseFinite(%q) = %v, %v; want %v, %v", c.word, v, ok, c.want, c.ok)
 		}
+	}
+}
+
+// TestFormat checks that Format writes what hees hands out, numbers
+// separated by single spaces, and that ParseLine reads it back to the same
+// bits, -0 and the extremes of float64 included.
+func TestFormat(t *testing.T) {
+	x := []float64{1, -0.5, 1e-300, math.Copysign(0, -1), math.MaxFloat64, math.SmallestNonzeroFloat64, 0.1, 2.5e21}
+	got := Format(x)
+	if want := "1 -0.5 1e-300 -0 1.7976931348623157e+308 5e-324 0.1 2.5e+21"; got != want {
+		t.Errorf("Format = %q, want %q", got, want)
+	}
+	y := make([]float64, len(x))
+	if err := ParseLine(got, y); err != nil {
+		t.Fatal(err)
+	}
+	for i := range x {
+		if math.Float64bits(x[i]) != math.Float64bits(y[i]) {
+			t.Errorf("coordinate %d: %v read back as %v", i, x[i], y[i])
+		}
+	}
+	if got := string(Append([]byte("g1-0 "), x[:2])); got != "g1-0 1 -0.5" {
+		t.Errorf("Append = %q", got)
 	}
 }
