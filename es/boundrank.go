@@ -136,27 +136,3 @@ func (m searchMap) preimageDistance(x, scale []float64) float64 {
 	}
 	return sum
 }
-
-// bestIndex returns the index of the best value of f by compareValues,
-// the smaller index on a tie: the first index of rankOrder.
-func bestIndex(f []float64) int {
-	b := 0
-	for i := 1; i < len(f); i++ {
-		if compareValues(f[i], f[b]) < 0 {
-			b = i
-		}
-	}
-	return b
-}
-
-// worstIndex returns the index of the worst value of f by compareValues,
-// the larger index on a tie: the last index of rankOrder.
-func worstIndex(f []float64) int {
-	w := 0
-	for i := 1; i < len(f); i++ {
-		if compareValues(f[i], f[w]) >= 0 {
-			w = i
-		}
-	}
-	return w
-}

@@ -49,6 +49,30 @@ func rankOrder(order []int, f []float64) {
 	})
 }
 
+// bestIndex returns the index of the best value of f by compareValues,
+// the smaller index on a tie: the first index of rankOrder.
+func bestIndex(f []float64) int {
+	b := 0
+	for i := 1; i < len(f); i++ {
+		if compareValues(f[i], f[b]) < 0 {
+			b = i
+		}
+	}
+	return b
+}
+
+// worstIndex returns the index of the worst value of f by compareValues,
+// the larger index on a tie: the last index of rankOrder.
+func worstIndex(f []float64) int {
+	w := 0
+	for i := 1; i < len(f); i++ {
+		if compareValues(f[i], f[w]) >= 0 {
+			w = i
+		}
+	}
+	return w
+}
+
 // finite reports whether v is neither NaN nor ±Inf.
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
