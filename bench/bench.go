@@ -339,12 +339,12 @@ func (g *Grid) box(d int) (lower, upper []float64) {
 	return expand(g.Lower), expand(g.Upper)
 }
 
-// bounds returns the box of the runs in dimension d (nil without one).
-func (g *Grid) bounds(d int) *es.Bounds {
-	if g.Lower == nil && g.Upper == nil {
+// boxBounds returns the box lower, upper (Grid.box) as es.Bounds, nil
+// without one.
+func boxBounds(lower, upper []float64) *es.Bounds {
+	if lower == nil && upper == nil {
 		return nil
 	}
-	lower, upper := g.box(d)
 	return &es.Bounds{Lower: lower, Upper: upper}
 }
 
@@ -386,7 +386,8 @@ func (g *Grid) runJob(ctx context.Context, j Job) (*record, error) {
 	if err != nil {
 		return nil, err
 	}
-	bounds := g.bounds(j.Dim)
+	lower, upper := g.box(j.Dim)
+	bounds := boxBounds(lower, upper)
 	cfg := es.Config{Dim: j.Dim, Seed: j.Seed(), Sigma0: g.Sigma0, Box: box, Bounds: bounds, Pairs: g.Pairs, Lambda: g.Lambda}
 	s, err := es.NewRestarting(j.Strategy, j.Restarts, cfg, 0)
 	if err != nil {
@@ -421,7 +422,6 @@ func (g *Grid) runJob(ctx context.Context, j Job) (*record, error) {
 	case o.outside > 0:
 		return nil, fmt.Errorf("%s on f%d instance %d d=%d: %d evaluated points lie outside the bounds", j.Label, j.Function, j.Instance, j.Dim, o.outside)
 	}
-	lower, upper := g.box(j.Dim)
 	return &record{
 		strategy: j.Label, seed: j.Seed(), budget: opt.MaxEvals, sigma0: g.Sigma0,
 		reason: res.Reason, restarts: res.Restarts, pairs: g.Pairs, lambda: g.Lambda,
@@ -587,7 +587,7 @@ func (g *Grid) checkBounds() error {
 		}
 	}
 	for _, d := range g.Dims {
-		if err := g.bounds(d).Check(d); err != nil {
+		if err := boxBounds(g.box(d)).Check(d); err != nil {
 			return fmt.Errorf("bench: %w", err)
 		}
 	}
