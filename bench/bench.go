@@ -705,9 +705,11 @@ func (g *Grid) writeOutputs(stdout io.Writer, jobs []Job, records []*record, loc
 		}
 		var tables [][]byte
 		for _, r := range g.schemes() {
-			heesLabel, cmaLabel := r.Name("hees"), r.Name("cmaes")
-			if byLabel[heesLabel] != nil && byLabel[cmaLabel] != nil {
-				tables = append(tables, g.ratioTable(d, v, heesLabel, cmaLabel, byLabel))
+			for _, label := range g.ratioLabels(r) {
+				baseLabel := r.Name(es.Baseline)
+				if byLabel[label] != nil && byLabel[baseLabel] != nil {
+					tables = append(tables, g.ratioTable(d, v, label, baseLabel, byLabel))
+				}
 			}
 		}
 		if tables != nil {
@@ -835,16 +837,29 @@ func listText(v []int) string {
 // 1e-5 and 1e-8.
 var ratioLevels = []int{5, -5, -15, -25, -40}
 
-// ratioTable writes the markdown table of ERT(hees)/ERT(cmaes) per function
+// ratioLabels returns the labels of the runs with the scheme r that the
+// ERT ratio tables compare with es.Baseline: the strategies of the grid
+// with a population (es.Info.Population), the baseline aside.
+func (g *Grid) ratioLabels(r es.Restarts) []string {
+	var labels []string
+	for _, name := range g.Strategies {
+		if info, err := es.Lookup(name); err == nil && info.Population != es.PopulationFixed && name != es.Baseline {
+			labels = append(labels, r.Name(name))
+		}
+	}
+	return labels
+}
+
+// ratioTable writes the markdown table of ERT(a)/ERT(base) per function
 // in dimension d, headed by the bench's settings and hees's version v.
-func (g *Grid) ratioTable(d int, v, hees, cma string, byLabel map[string][]*coco.Run) []byte {
+func (g *Grid) ratioTable(d int, v, a, base string, byLabel map[string][]*coco.Run) []byte {
 	var buf bytes.Buffer
-	fmt.Fprintf(&buf, "# ERT ratio %s / %s, d = %d\n\n", hees, cma, d)
+	fmt.Fprintf(&buf, "# ERT ratio %s / %s, d = %d\n\n", a, base, d)
 	fmt.Fprintf(&buf, "hees %s bench, BBOB %s, budget %g·d evaluations. Each cell is ERT(%s) / ERT(%s) "+
-		"to reach f − fopt ≤ the target: below 1, HE-ES needed fewer evaluations. "+
+		"to reach f − fopt ≤ the target: below 1, %s needed fewer evaluations. "+
 		"∞: only %s reached the target; 0: only %s did; —: neither. "+
 		"In parentheses, the runs that reached the target (%s/%s) when not all did.\n\n",
-		v, g.gridText(), g.Budget, hees, cma, cma, hees, hees, cma)
+		v, g.gridText(), g.Budget, a, base, a, base, a, a, base)
 	heads := make([]string, len(ratioLevels))
 	for i, k := range ratioLevels {
 		heads[i] = fmt.Sprintf("1e%d", k/coco.TargetsPerDecade)
@@ -853,7 +868,7 @@ func (g *Grid) ratioTable(d int, v, hees, cma string, byLabel map[string][]*coco
 	wins := make([]int, len(ratioLevels))
 	both := make([]int, len(ratioLevels))
 	for _, f := range g.Functions {
-		h, c := functionRuns(byLabel[hees], f), functionRuns(byLabel[cma], f)
+		h, c := functionRuns(byLabel[a], f), functionRuns(byLabel[base], f)
 		fmt.Fprintf(&buf, "| %d |", f)
 		for col, k := range ratioLevels {
 			eh, sh := coco.ERT(h, k)

@@ -145,7 +145,7 @@ func (ad *adaptation) candidate(dst, m []float64, sigma float64, k int, minus bo
 // last block have factor 1 and complete the identity), so
 // A G = A + sum_k alpha_k (A u_k) u_k^T is one rank-k update that reuses the
 // products A u_k of the sampling: O(k d^2), no d×d matrix G is formed.
-func (ad *adaptation) adapt(c *core, fm float64, fpm []float64) {
+func (ad *adaptation) adapt(c *core, m *dense, fm float64, fpm []float64) {
 	for k := range ad.h {
 		fp, fn := fpm[2*k], fpm[2*k+1]
 		if !finite(fp) || !finite(fn) || !finite(fm) {
@@ -162,7 +162,7 @@ func (ad *adaptation) adapt(c *core, fm float64, fpm []float64) {
 	sumQ, ok := computeG(ad.alpha, ad.h, ad.kappa, ad.etaA, ad.blocks)
 	ad.logDetG = 0
 	if ok {
-		c.a.AddOuterSum(ad.alpha, &ad.au, &ad.u)
+		m.a.AddOuterSum(ad.alpha, &ad.au, &ad.u)
 		if ad.blocks == 1 {
 			// Orthonormal u_k: G has the eigenvalues exp(q_k) and 1.
 			ad.logDetG = sumQ
@@ -175,17 +175,17 @@ func (ad *adaptation) adapt(c *core, fm float64, fpm []float64) {
 			g.AddOuterSum(ad.alpha, &ad.u, &ad.u)
 			ad.logDetG = linalg.LogAbsDetInPlace(g)
 		}
-		c.logDetA += ad.logDetG
+		m.logDetA += ad.logDetG
 	}
 	// Section 13 item 5: rescale A to |det A| = 1, and sigma by the same
 	// factor, when |log|det A|| exceeds detTol. The sampling distribution
 	// sigma·A·N(0, I) does not change, and neither does the HE-ES's
 	// behaviour: computeG and the step-size rules are invariant to it.
-	if math.Abs(c.logDetA) > detTol {
-		s := xmath.Exp(c.logDetA / float64(c.cfg.Dim))
-		c.a.Scale(1/s, &c.a)
+	if math.Abs(m.logDetA) > detTol {
+		s := xmath.Exp(m.logDetA / float64(c.cfg.Dim))
+		m.a.Scale(1/s, &m.a)
 		c.sigma *= s
-		c.logDetA = 0
+		m.logDetA = 0
 	}
 }
 
@@ -242,4 +242,23 @@ func computeG(alpha, h []float64, kappa, etaA float64, blocks int) (sumQ float64
 		alpha[k] = float64(xmath.Expm1(q) * inv)
 	}
 	return sumQ, true
+}
+
+// resolveComputeG fills in Kappa and EtaA, the trust-region ratio and the
+// learning rate of computeG (Algorithm 3), with the defaults kappa and
+// etaA of the strategy, and checks them.
+func resolveComputeG(cfg *Config, kappa, etaA float64) error {
+	if cfg.Kappa == 0 {
+		cfg.Kappa = kappa
+	}
+	if !(cfg.Kappa >= 1) {
+		return fmt.Errorf("es: Config.Kappa = %v: must be at least 1 (+Inf switches the trust region off)", cfg.Kappa)
+	}
+	if cfg.EtaA == 0 {
+		cfg.EtaA = etaA
+	}
+	if !(cfg.EtaA > 0) || math.IsInf(cfg.EtaA, 1) {
+		return fmt.Errorf("es: Config.EtaA = %v: must be positive and finite", cfg.EtaA)
+	}
+	return nil
 }

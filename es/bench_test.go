@@ -178,8 +178,10 @@ func BenchmarkCovarianceCheck(b *testing.B) {
 			a := linalg.NewDense(d, d, nil)
 			a.CopyFrom(mv.a)
 			lambda := 2*defaultPairs(d) + 1
-			var k checker
-			k.setup(d, lambda)
+			var k dense
+			k.setupDense(d, nil, true)
+			var sched checker
+			sched.setup(d, lambda)
 			const productsPerCheck = 20
 			var checks, products time.Duration
 			// One round is the O(d^3) work of eigenEvery·axisEvery checks:
@@ -199,7 +201,7 @@ func BenchmarkCovarianceCheck(b *testing.B) {
 				checks += mid.Sub(start)
 				products += time.Since(mid)
 			}
-			evalsPerCheck := float64(k.every * lambda * eigenEvery * axisEvery)
+			evalsPerCheck := float64(sched.every * lambda * eigenEvery * axisEvery)
 			b.ReportMetric(float64(checks.Nanoseconds())/float64(b.N)/evalsPerCheck, "ns/eval")
 			perProduct := float64(products) / float64(b.N*productsPerCheck)
 			b.ReportMetric(float64(checks)/float64(b.N)/perProduct/evalsPerCheck, "MulVec/eval")

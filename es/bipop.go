@@ -65,8 +65,12 @@ type BIPOP struct {
 // return, name "hees", "hees2" or "cmaes". It reports the errors of New,
 // another strategy and a negative MaxRestarts.
 func NewBIPOP(name string, cfg Config, bipop BIPOPConfig) (*BIPOP, error) {
+	if _, err := lookup(name); err != nil {
+		return nil, err
+	}
 	if !RestartsBIPOP.Supports(name) {
-		return nil, fmt.Errorf("es: NewBIPOP: strategy %q has no population to vary (use %s, %s or %s)", name, nameHEES, nameHEES2, nameCMAES)
+		return nil, fmt.Errorf("es: NewBIPOP: strategy %q has no population to vary (use %s)", name,
+			rowsTaking(func(r *strategyRow) bool { return r.Population != PopulationFixed }))
 	}
 	if bipop.MaxRestarts < 0 {
 		return nil, fmt.Errorf("es: NewBIPOP: MaxRestarts = %d is negative", bipop.MaxRestarts)
@@ -171,7 +175,7 @@ func (w *BIPOP) nextRun(smallEvals, largeEvals int) (cfg Config, small bool, bud
 	// floor(p_def (p_l/p_def)^(U_lambda^2)) with p_l/p_def = 2^k after k
 	// large runs.
 	pop := int(float64(w.population0) * xmath.Exp(float64(uLambda*uLambda)*float64(w.restarts)*math.Ln2))
-	cfg = w.withPopulation(cfg, max(pop, w.population0))
+	cfg = rowOf(w.name).withPopulation(cfg, max(pop, w.population0))
 	return cfg, true, 0.5 * float64(largeEvals), true
 }
 

@@ -25,16 +25,9 @@ func TestBIPOPRegimes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			lambdaOf := func(pop int) int {
-				if pairsStrategy(name) {
-					return 2*pop + 1
-				}
-				return pop
-			}
-			pop0 := defaultLambda(d)
-			if pairsStrategy(name) {
-				pop0 = pairsOf(name, d)
-			}
+			row := rowOf(name)
+			lambdaOf := func(pop int) int { return row.candidates(row.withPopulation(Config{}, pop)) }
+			pop0 := row.population(d)
 			var pop linalg.Dense
 			f := plateau(0.01)
 			small, large, runEvals, large0 := 0, 0, 0, 0

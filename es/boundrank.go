@@ -28,11 +28,12 @@ type boundRanking struct {
 // strategy's standard deviation along coordinate i, and gamma =
 // boundPenaltyFactor × the interquartile range of the finite values of f
 // (f itself when that range is not positive and finite). point(dst, k)
-// writes the search point of row k into dst. The best point and the stop
-// criteria keep f: the penalty only steers the search. O(d) per row plus
-// O(d^2), point called once per row; no allocation once the scratch has
-// grown.
-func (c *core) penalized(f []float64, point func(dst []float64, k int)) []float64 {
+// writes the search point of row k into dst, stds(dst) the standard
+// deviations sigma_i. The best point and the stop criteria keep f: the
+// penalty only steers the search. O(d) per row plus the cost of stds
+// (O(d^2) with a full A), point called once per row; no allocation once the
+// scratch has grown.
+func (c *core) penalized(f []float64, point func(dst []float64, k int), stds func(dst []float64)) []float64 {
 	if c.cfg.Bounds == nil {
 		return f
 	}
@@ -47,7 +48,8 @@ func (c *core) penalized(f []float64, point func(dst []float64, k int)) []float6
 		point(r.point, k)
 		if !outside && c.out.preimageOutside(r.point) {
 			outside = true
-			c.boundScales()
+			r.scale = slicesGrow(r.scale, d)
+			stds(r.scale)
 		}
 		r.pen[k] = 0
 		if outside {
@@ -83,20 +85,6 @@ func (c *core) penalized(f []float64, point func(dst []float64, k int)) []float6
 		}
 	}
 	return r.values
-}
-
-// boundScales writes into c.ranking.scale the strategy's standard
-// deviation along each coordinate, sigma_i = sigma·sqrt((A A^T)_ii). O(d^2).
-func (c *core) boundScales() {
-	r := &c.ranking
-	r.scale = slicesGrow(r.scale, c.cfg.Dim)
-	for i := range r.scale {
-		var s2 float64
-		for _, v := range c.a.RawRow(i) {
-			s2 += float64(v * v)
-		}
-		r.scale[i] = c.sigma * math.Sqrt(s2)
-	}
 }
 
 // preimageOutside reports whether some coordinate of the search point x

@@ -22,16 +22,16 @@ func TestBoundsPenalizedValues(t *testing.T) {
 	points := [][]float64{{0, 0}, {6.25, 0}, {0, -7.25}, {5.25, 5.25}, {0.5, -0.5}}
 	point := func(dst []float64, k int) { copy(dst, points[k]) }
 	newCore := func(b *Bounds, stds []float64) *core {
-		c := &core{cfg: Config{Dim: 2, Bounds: b, Stds: stds}, out: newSearchMap(2, b, stds), sigma: 0.5}
-		c.a.ReuseAs(2, 2)
-		c.a.Set(0, 0, 1)
-		c.a.Set(1, 1, 2)
-		return c
+		return &core{cfg: Config{Dim: 2, Bounds: b, Stds: stds}, out: newSearchMap(2, b, stds), sigma: 0.5}
 	}
+	// sigma_i = sigma sqrt((A A^T)_ii) for A = diag(1, 2).
+	var a dense
+	a.setupDense(2, linalg.NewDense(2, 2, []float64{1, 0, 0, 2}), false)
+	scales := func(dst []float64) { a.coordStds(dst, 0.5) }
 	box := &Bounds{Lower: []float64{-5, -5}, Upper: []float64{5, 5}}
 	c := newCore(box, nil)
 	f := []float64{5, 1, 4, 2, 3}
-	if got, want := c.penalized(f, point), []float64{5, 19, 22, 2, 3}; !slices.Equal(got, want) {
+	if got, want := c.penalized(f, point, scales), []float64{5, 19, 22, 2, 3}; !slices.Equal(got, want) {
 		t.Errorf("penalized values %v, want %v", got, want)
 	}
 	if f[1] != 1 {
@@ -42,7 +42,7 @@ func TestBoundsPenalizedValues(t *testing.T) {
 	// search units, p = (0.5/0.5)^2/2 = 0.5; point 3, now (2.625, 5.25), is
 	// on the preimage's corner.
 	points[1], points[3] = []float64{3.125, 0}, []float64{2.625, 5.25}
-	if got, want := newCore(box, []float64{2, 1}).penalized(f, point), []float64{5, 5.5, 22, 2, 3}; !slices.Equal(got, want) {
+	if got, want := newCore(box, []float64{2, 1}).penalized(f, point, scales), []float64{5, 5.5, 22, 2, 3}; !slices.Equal(got, want) {
 		t.Errorf("penalized values with Stds %v, want %v", got, want)
 	}
 	// f itself (the same slice): without bounds; with every point in the
@@ -51,7 +51,7 @@ func TestBoundsPenalizedValues(t *testing.T) {
 	points[1], points[2] = []float64{5.2, 0}, []float64{0, -5.25}
 	same := func(what string, c *core, f []float64) {
 		t.Helper()
-		if got := c.penalized(f, point); &got[0] != &f[0] {
+		if got := c.penalized(f, point, scales); &got[0] != &f[0] {
 			t.Errorf("%s: penalized values %v, want f itself", what, got)
 		}
 	}
@@ -61,7 +61,7 @@ func TestBoundsPenalizedValues(t *testing.T) {
 	nan := math.NaN()
 	same("one finite value", c, []float64{nan, 1, nan, math.Inf(1), nan})
 	same("equal values", c, []float64{2, 2, 2, 2, 2})
-	if got := c.penalized([]float64{nan, 1, nan, 3, nan}, point); !math.IsNaN(got[0]) || got[1] <= 1 || got[3] != 3 {
+	if got := c.penalized([]float64{nan, 1, nan, 3, nan}, point, scales); !math.IsNaN(got[0]) || got[1] <= 1 || got[3] != 3 {
 		t.Errorf("penalized values %v: want NaN kept, the outside point penalized, the others as they are", got)
 	}
 }
@@ -96,7 +96,7 @@ func TestBoundsPenaltyKeepsMean(t *testing.T) {
 		}
 		return s
 	}
-	for _, name := range []string{nameHEES, nameHEES2, nameCMAES} {
+	for _, name := range []string{HEES, HEES2, CMAES} {
 		for seed := uint64(1); seed <= 30; seed++ {
 			s := stNew(t, name, Config{Dim: 3, Seed: seed, Bounds: b})
 			p := &bdProblem{b: b, f: rastrigin}
@@ -136,7 +136,7 @@ func coordSum(y []float64) float64 {
 // in its scratch, and wants all of them.
 func TestBoundsPenaltyZeroAllocs(t *testing.T) {
 	const d = 10
-	for _, name := range []string{nameHEES, nameHEES2, nameCMAES} {
+	for _, name := range []string{HEES, HEES2, CMAES} {
 		cfg := Config{Dim: d, Seed: 1, TolFun: -1, Bounds: &Bounds{Lower: make([]float64, d)}, X0: make([]float64, d)}
 		s := stNew(t, name, cfg)
 		c := penaltyCore(s)
@@ -181,7 +181,7 @@ func TestBoundsPenaltyZeroAllocs(t *testing.T) {
 // preimage of the box.
 func BenchmarkBoundsPenalty(b *testing.B) {
 	const d = 100
-	for _, name := range []string{nameHEES, nameCMAES} {
+	for _, name := range []string{HEES, CMAES} {
 		b.Run(name, func(b *testing.B) {
 			cfg := Config{Dim: d, Seed: 1, TolFun: -1, Bounds: &Bounds{Lower: make([]float64, d)}, X0: make([]float64, d)}
 			s, err := New(name, cfg)
@@ -209,17 +209,18 @@ func BenchmarkBoundsPenalty(b *testing.B) {
 			r := ask()
 			c := penaltyCore(s)
 			var point func([]float64, int)
+			var stds func([]float64)
 			switch s := s.(type) {
 			case *hees:
-				point = s.searchPoint
+				point, stds = s.searchPoint, s.stds
 			case *cmaes:
-				point = s.candidate
+				point, stds = s.candidate, s.stds
 			}
-			if v := c.penalized(vals[:r], point); &v[0] == &vals[0] {
+			if v := c.penalized(vals[:r], point, stds); &v[0] == &vals[0] {
 				b.Fatal("the penalty does not apply")
 			}
 			for b.Loop() {
-				c.penalized(vals[:r], point)
+				c.penalized(vals[:r], point, stds)
 			}
 		})
 	}

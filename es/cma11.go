@@ -8,12 +8,32 @@ import (
 	"github.com/hees-dev/hees/rng"
 )
 
+// CMA11 is the name of the (1+1)-CMA-ES, the strategy of cma11.go.
+const CMA11 = "cma11"
+
+// cma11Row is the (1+1)-CMA-ES's row of the table of strategies: one
+// candidate, elitist, no tuning fields.
+var cma11Row = strategyRow{
+	Info: Info{
+		Name:      CMA11,
+		Summary:   "(1+1)-CMA-ES, the 2009 variant with an evolution path",
+		Elitist:   true,
+		Transform: true,
+		MinDim:    1,
+	},
+	fixed:  1,
+	tolFun: 1e-11, // pycma's tolfun, docs/ALGORITHMS.md Sec. 8
+	memory: func(cfg Config) float64 { return denseMemory(cfg.Dim, 1) },
+	zero:   func() strategy { return new(cma11) },
+}
+
 // cma11 is the (1+1)-CMA-ES of Suttorp, Hansen & Igel (2009, Algorithm 2),
 // the variant with an evolution path that maintains A and A^{-1}
 // (docs/ALGORITHMS.md Section 7 and Section 13 item 4). Generation 0 asks the
 // initial mean alone; later generations ask one offspring m + sigma A z.
 type cma11 struct {
 	core
+	dense
 	p     cmaParams
 	ainv  linalg.Dense // A^{-1}
 	pc    []float64    // p_c, the evolution path
@@ -54,7 +74,8 @@ func newCMAParams(d int) cmaParams {
 func (c *cma11) setup(cfg Config) {
 	d := cfg.Dim
 	a0 := cfg.A0
-	c.setupCore(nameCMA11, cfg, 1)
+	c.setupCore(CMA11, cfg, 1)
+	c.setupDense(d, a0, true)
 	c.p = newCMAParams(d)
 	if a0 != nil {
 		// checkA0 has found A0 finite and non-singular.
@@ -142,6 +163,9 @@ func (c *cma11) Tell(f []float64) error {
 		c.updateCovariance()
 	}
 	c.finishElitist(f)
+	if c.stop == "" {
+		c.stop = c.checkCovariance(&c.core)
+	}
 	return nil
 }
 
@@ -191,8 +215,8 @@ func (c *cma11) updateCovariance() {
 
 // MarshalBinary saves the complete state under the tag "hees-es/cma11/v1".
 func (c *cma11) MarshalBinary() ([]byte, error) {
-	w := newStateWriter(nameCMA11)
-	c.marshalCore(w)
+	w := newStateWriter(CMA11)
+	c.marshalCore(w, &c.dense)
 	w.matrix(&c.ainv)
 	w.floats(c.pc)
 	w.float(c.psucc)
@@ -202,13 +226,13 @@ func (c *cma11) MarshalBinary() ([]byte, error) {
 // UnmarshalBinary restores a state saved by MarshalBinary of a cma11
 // strategy, replacing the receiver's state entirely.
 func (c *cma11) UnmarshalBinary(data []byte) error {
-	r, cfg, err := openStrategyState(data, nameCMA11)
+	r, cfg, err := openStrategyState(data, CMA11)
 	if err != nil {
 		return err
 	}
 	var fresh cma11
 	fresh.setup(cfg)
-	fresh.unmarshalCore(r)
+	fresh.unmarshalCore(r, &fresh.dense)
 	r.matrix(&fresh.ainv)
 	fresh.pc = r.floats(fresh.pc)
 	fresh.psucc = r.float()

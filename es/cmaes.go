@@ -1,6 +1,7 @@
 package es
 
 import (
+	"fmt"
 	"math"
 	"slices"
 
@@ -12,14 +13,11 @@ import (
 // Termination limits of cmaes that have no counterpart in the other
 // strategies (pycma's defaults, docs/ALGORITHMS.md Section 8). tolconditioncov
 // (condMax), tolupsigma (sigmaGrowthMax) and noeffectaxis (noEffectStep)
-// are shared with es/stop.go.
+// are shared with es/stop.go, tolx with hees2 (es/pycma.go).
 const (
 	// tolFunHist is pycma's tolfunhist: the best values of the recent
 	// generations span less than it.
 	tolFunHist = 1e-12
-	// tolX is pycma's tolx: every sigma |p_c,i| and sigma sqrt(C_ii) is
-	// below it.
-	tolX = 1e-11
 	// noEffectCoordStep is the fraction of a coordinate's standard
 	// deviation of pycma's noeffectcoord.
 	noEffectCoordStep = 0.2
@@ -29,6 +27,42 @@ const (
 	// stagnationRecords is the number of records pycma keeps (2e4).
 	stagnationRecords = 20000
 )
+
+// CMAES is the name of the CMA-ES.
+const CMAES = "cmaes"
+
+// cmaesRow is the CMA-ES's row of the table of strategies: its population
+// is Lambda, at least 2, with the default of Hansen's tutorial; no tuning
+// fields (pycma's defaults throughout).
+var cmaesRow = strategyRow{
+	Info: Info{
+		Name:       CMAES,
+		Summary:    "(mu/mu_w, lambda)-CMA-ES with the active update, pycma 4.4's defaults",
+		Population: PopulationLambda,
+		Transform:  true,
+		MinDim:     1,
+	},
+	population: defaultLambda,
+	tolFun:     1e-11, // pycma's tolfun, docs/ALGORITHMS.md Sec. 8
+	defaults:   func(cfg *Config) error { return checkLambda(CMAES, cfg) },
+	memory:     func(cfg Config) float64 { return denseMemory(cfg.Dim, cfg.Lambda) },
+	zero:       func() strategy { return new(cmaes) },
+}
+
+// checkLambda checks the population size of a (mu/mu_w, lambda)-CMA-ES
+// called name: at least 2, so that there is a parent, mu = floor(lambda/2).
+func checkLambda(name string, cfg *Config) error {
+	if cfg.Lambda < 2 {
+		return fmt.Errorf("es: Config.Lambda = %d: %s needs at least 2 (mu = floor(lambda/2) parents)", cfg.Lambda, name)
+	}
+	return nil
+}
+
+// defaultLambda is lambda = 4 + floor(3 ln n) (tutorial eq. (48),
+// docs/ALGORITHMS.md Section 8).
+func defaultLambda(d int) int {
+	return 4 + int(math.Floor(float64(3*xmath.Log(float64(d)))))
+}
 
 // cmaesParams are the fixed parameters of the (mu/mu_w, lambda)-CMA-ES with
 // the active covariance update, as pycma 4.4 sets them by default
@@ -106,118 +140,6 @@ func newCMAESParams(d, lambda int) cmaesParams {
 	return p
 }
 
-// cmaRates returns pycma's learning rates c_1 of the rank-one and c_mu of
-// the rank-mu update of C for dimension d, population size lambda and
-// variance effective selection mass muEff:
-//
-//   - c_1 = min(1, lambda/6) 2/((n + 1.3)^2 + mu_eff), pycma's
-//     GaussSampler.parameters (also CMAParameters.set): the tutorial's eq.
-//     (57) with alpha_cov = 2, reduced for lambda < 6;
-//   - c_mu = min(1 - c_1, 2 (1/4 + mu_eff - 2 + 1/mu_eff)/((n + 2)^2 +
-//     2 mu_eff/2)), pycma's GaussSampler.parameters with alpha_cov = 2 and
-//     rankmu_offset 1/4 (the tutorial's eq. (58) has none and alpha_cov
-//     mu_eff in the denominator).
-func cmaRates(d, lambda int, muEff float64) (c1, cmu float64) {
-	n := float64(d)
-	c1 = float64(min(1, float64(lambda)/6)*2) / (float64((n+1.3)*(n+1.3)) + muEff)
-	cmu = min(1-c1, 2*(0.25+muEff-2+1/muEff)/(float64((n+2)*(n+2))+muEff))
-	return c1, cmu
-}
-
-// rawCMAESWeights writes pycma's recombination weights before the active
-// scaling into w (len(w) = lambda >= 2): w'_i = ln((lambda+1)/2) - ln i
-// (eq. (49)), the positive ones divided by their sum, the others by minus
-// theirs, so they sum to 1 and -1. It returns mu (the number of positive
-// weights), mu_eff and mu_eff^- (eq. (50)).
-func rawCMAESWeights(w []float64) (mu int, muEff, muEffMinus float64) {
-	top := xmath.Log(float64(len(w)+1) / 2)
-	var pos, neg float64
-	for i := range w {
-		w[i] = top - xmath.Log(float64(i+1))
-		if w[i] > 0 {
-			mu++
-			pos += w[i]
-		} else {
-			neg += w[i]
-		}
-	}
-	var sqPos, sqNeg float64
-	for i := range w {
-		if i < mu {
-			w[i] /= pos
-			sqPos += float64(w[i] * w[i])
-		} else {
-			w[i] /= -neg
-			sqNeg += float64(w[i] * w[i])
-		}
-	}
-	return mu, 1 / sqPos, 1 / sqNeg
-}
-
-// pycmaChiN is pycma's E|N(0, I_n)| (utilities/math.py chiN): the exact
-// value for n <= 6 and sqrt(n) (1 - 1/(4n) + 1/(26 n^2)) above.
-func pycmaChiN(d int) float64 {
-	exact := [...]float64{0.7978845608028654, 1.2533141373156, 1.59576912160573,
-		1.87997120597325, 2.1276921621409746, 2.3499640074665633}
-	if d <= len(exact) {
-		return exact[d-1]
-	}
-	n := float64(d)
-	return float64(math.Sqrt(n) * (1 - 1/(4*n) + 1/float64(26*n*n)))
-}
-
-// history is a ring of the most recent values pushed into it.
-type history struct {
-	buf   []float64
-	count int // values pushed so far; the newest is at (count-1) % len(buf)
-}
-
-// push appends v, dropping the oldest value when the ring is full.
-func (h *history) push(v float64) {
-	h.buf[h.count%len(h.buf)] = v
-	h.count++
-}
-
-// size is the number of values held.
-func (h *history) size() int { return min(h.count, len(h.buf)) }
-
-// at returns the k-th newest value held (k = 0 is the newest).
-func (h *history) at(k int) float64 { return h.buf[(h.count-1-k)%len(h.buf)] }
-
-// spread returns max - min of the values held.
-func (h *history) spread() float64 {
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for k := range h.size() {
-		v := h.at(k)
-		lo, hi = min(lo, v), max(hi, v)
-	}
-	return hi - lo
-}
-
-// write saves the push count and the values held, oldest first.
-func (h *history) write(w *stateWriter) {
-	w.int(h.count)
-	for k := h.size() - 1; k >= 0; k-- {
-		w.float(h.at(k))
-	}
-}
-
-// read restores what write saved into a ring of the same capacity.
-func (h *history) read(r *stateReader) {
-	count := r.int()
-	if r.err == nil && count < 0 {
-		r.fail("history count %d", count)
-	}
-	if r.err != nil {
-		return
-	}
-	n := min(count, len(h.buf))
-	h.count = count - n
-	for range n {
-		h.push(r.float())
-	}
-}
-
 // cmaes is the (mu/mu_w, lambda)-CMA-ES with the active covariance update
 // as pycma 4.4 runs it by default (option CMA_active; docs/ALGORITHMS.md
 // Section 8, Hansen 2016). Every
@@ -227,6 +149,7 @@ func (h *history) read(r *stateReader) {
 // sampling covariance is sigma^2 A A^T.
 type cmaes struct {
 	core
+	dense
 	p cmaesParams
 
 	cov linalg.Dense // C, updated every generation (eq. (47))
@@ -273,7 +196,8 @@ func (c *cmaes) setup(cfg Config) {
 	c.p = newCMAESParams(d, lambda)
 	// cmaes runs its criteria on its own decomposition of C: no shared
 	// checker (evalsPerGen 0), whose d×d workspace would go unused.
-	c.setupCore(nameCMAES, cfg, 0)
+	c.setupCore(CMAES, cfg, 0)
+	c.setupDense(d, a0, false)
 
 	c.cov.ReuseAs(d, d)
 	c.basis.ReuseAs(d, d)
@@ -281,7 +205,7 @@ func (c *cmaes) setup(cfg Config) {
 	c.values = make([]float64, d)
 	c.eigenEvals = 0
 	if a0 == nil {
-		// C = I: B = I, D = I and A = I (set by setupCore).
+		// C = I: B = I, D = I and A = I (set by setupDense).
 		c.cov.SetIdentity()
 		c.basis.SetIdentity()
 		for i := range c.eigenvalues {
@@ -315,6 +239,10 @@ func (c *cmaes) setup(cfg Config) {
 
 // PopulationSize is the population size lambda.
 func (c *cmaes) PopulationSize() int { return c.p.lambda }
+
+// stds writes the standard deviation of the sampling distribution along
+// each coordinate into dst (for the ranking penalty of a bounded run).
+func (c *cmaes) stds(dst []float64) { c.coordStds(dst, c.sigma) }
 
 // Ask writes the lambda candidates of the current generation into pop.
 func (c *cmaes) Ask(pop *linalg.Dense) error {
@@ -373,7 +301,7 @@ func (c *cmaes) Tell(f []float64) error {
 		// run (docs/ALGORITHMS.md Section 14.5); the best point, the
 		// histories and the stop criteria keep f and c.order.
 		selection := c.order
-		if v := c.penalized(f, c.candidate); &v[0] != &f[0] {
+		if v := c.penalized(f, c.candidate, c.stds); &v[0] != &f[0] {
 			rankOrder(c.selection, v)
 			selection = c.selection
 		}
@@ -656,9 +584,9 @@ func (c *cmaes) noEffectCoord() bool {
 // MarshalBinary saves the complete state under the tag "hees-es/cmaes/v1".
 // Lambda is written before the shared configuration, which does not hold it.
 func (c *cmaes) MarshalBinary() ([]byte, error) {
-	w := newStateWriter(nameCMAES)
+	w := newStateWriter(CMAES)
 	w.int(c.cfg.Lambda)
-	c.marshalCore(w)
+	c.marshalCore(w, &c.dense)
 	w.matrix(&c.cov)
 	w.matrix(&c.basis)
 	w.floats(c.eigenvalues)
@@ -676,7 +604,7 @@ func (c *cmaes) MarshalBinary() ([]byte, error) {
 // UnmarshalBinary restores a state saved by MarshalBinary of a cmaes
 // strategy, replacing the receiver's state entirely.
 func (c *cmaes) UnmarshalBinary(data []byte) error {
-	r, err := openState(data, nameCMAES)
+	r, err := openState(data, CMAES)
 	if err != nil {
 		return err
 	}
@@ -685,18 +613,18 @@ func (c *cmaes) UnmarshalBinary(data []byte) error {
 		r.fail("Lambda = %d exceeds %d", lambda, maxPopulation)
 		return r.err
 	}
-	cfg, err := readConfig(r, nameCMAES)
+	cfg, err := readConfig(r, CMAES)
 	if err != nil {
 		return err
 	}
 	cfg.Lambda = lambda
-	if cfg, err = resolve(nameCMAES, cfg); err != nil {
+	if cfg, err = resolve(CMAES, cfg); err != nil {
 		r.fail("%v", err)
 		return r.err
 	}
 	var fresh cmaes
 	fresh.setup(cfg)
-	fresh.unmarshalCore(r)
+	fresh.unmarshalCore(r, &fresh.dense)
 	r.matrix(&fresh.cov)
 	r.matrix(&fresh.basis)
 	fresh.eigenvalues = r.floats(fresh.eigenvalues)

@@ -192,8 +192,8 @@ func TestCMAESNewErrors(t *testing.T) {
 		{"cmaes", Config{Dim: 3, Lambda: -4}, "Config.Lambda = -4: must be in [0, 1048576]"},
 		{"cmaes", Config{Dim: 3, Lambda: 1<<20 + 1}, "Config.Lambda = 1048577: must be in [0, 1048576]"},
 		{"hees", Config{Dim: 3, Pairs: 1<<20 + 1}, "Config.Pairs = 1048577: must be in [0, 1048576]"},
-		{"hees", Config{Dim: 3, Lambda: 8}, "Config.Lambda = 8: only cmaes"},
-		{"cma11", Config{Dim: 3, Lambda: 8}, "Config.Lambda = 8: only cmaes"},
+		{"hees", Config{Dim: 3, Lambda: 8}, "Config.Lambda = 8: hees sets its population with Pairs (leave Lambda 0; it is for cmaes)"},
+		{"cma11", Config{Dim: 3, Lambda: 8}, "Config.Lambda = 8: cma11 has a fixed population"},
 		{"cmaes", Config{Dim: 3, Pairs: 4}, "Config.Pairs = 4: cmaes sets its population with Lambda"},
 		{"cmaes", Config{Dim: 3, Kappa: 3}, "Config.Kappa"},
 		{"cmaes", Config{Dim: 3, CS: 0.3}, "Config.CS"},
@@ -721,7 +721,7 @@ func TestCMAESResume(t *testing.T) {
 func TestCMAESUnmarshalErrors(t *testing.T) {
 	s := cmaesOf(t, Config{Dim: 3, Seed: 1})
 	data, _ := s.MarshalBinary()
-	head := len(stateHeader(nameCMAES))
+	head := len(stateHeader(CMAES))
 	bad := slices.Clone(data)
 	binary.LittleEndian.PutUint64(bad[head:], 1) // lambda = 1
 	binary.LittleEndian.PutUint32(bad[len(bad)-4:], crc32.ChecksumIEEE(bad[:len(bad)-4]))
@@ -783,7 +783,7 @@ func BenchmarkCMAESDecomposition(b *testing.B) {
 	for _, d := range benchDims {
 		b.Run(fmt.Sprintf("d=%d", d), func(b *testing.B) {
 			c := new(cmaes)
-			cfg, err := resolve(nameCMAES, Config{Dim: d, Seed: 1})
+			cfg, err := resolve(CMAES, Config{Dim: d, Seed: 1})
 			if err != nil {
 				b.Fatal(err)
 			}

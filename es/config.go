@@ -4,9 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 
-	"github.com/hees-dev/hees/internal/xmath"
 	"github.com/hees-dev/hees/linalg"
 )
 
@@ -128,18 +126,19 @@ type Config struct {
 
 // resolve validates cfg for strategy name and fills in every default: it is
 // the one place where the defaults documented on the fields of Config are
-// derived. The returned X0 and A0 are the caller's (New's setup copies
+// derived, the shared ones here and each strategy's by the defaults of its
+// row (in the strategy's file). It refuses a field that the strategy does
+// not take. The returned X0 and A0 are the caller's (New's setup copies
 // them).
 func resolve(name string, cfg Config) (Config, error) {
-	fullHEES := pairsStrategy(name)
-	heesFamily := fullHEES || name == nameHEES14
-	if !slices.Contains(Names(), name) {
-		return cfg, fmt.Errorf("es: unknown strategy %q (want one of %s)", name, strings.Join(Names(), ", "))
+	row, err := lookup(name)
+	if err != nil {
+		return cfg, err
 	}
 	d := cfg.Dim
 	switch {
-	case heesFamily && d < 2:
-		return cfg, fmt.Errorf("es: Config.Dim = %d: %s needs at least 2 dimensions", d, name)
+	case d < row.MinDim && row.MinDim > 1:
+		return cfg, fmt.Errorf("es: Config.Dim = %d: %s needs at least %d dimensions", d, name, row.MinDim)
 	case d < 1:
 		return cfg, fmt.Errorf("es: Config.Dim = %d: must be at least 1", d)
 	}
@@ -180,8 +179,9 @@ func resolve(name string, cfg Config) (Config, error) {
 		}
 	}
 	if cfg.A0 != nil {
-		if name == nameES11 {
-			return cfg, fmt.Errorf("es: Config.A0: %s has no transformation matrix", name)
+		if !row.Transform {
+			return cfg, fmt.Errorf("es: Config.A0: %s has no transformation matrix (only %s)",
+				name, rowsTaking(func(r *strategyRow) bool { return r.Transform }))
 		}
 		if err := checkA0(cfg.A0, d); err != nil {
 			return cfg, err
@@ -198,113 +198,58 @@ func resolve(name string, cfg Config) (Config, error) {
 		return cfg, fmt.Errorf("es: Config.Sigma0 = %v times the largest entry of Config.A0 is %v: must be at most %v (larger steps overflow the objective's arithmetic)",
 			cfg.Sigma0, step, sigmaMax)
 	}
-	if cfg.Pairs < 0 || cfg.Pairs > maxPopulation {
-		return cfg, fmt.Errorf("es: Config.Pairs = %d: must be in [0, %d]", cfg.Pairs, maxPopulation)
-	}
-	if fullHEES {
-		if cfg.Pairs == 0 {
-			cfg.Pairs = pairsOf(name, d)
-		}
-	} else if cfg.Pairs != 0 && name == nameCMAES {
-		return cfg, fmt.Errorf("es: Config.Pairs = %d: %s sets its population with Lambda (leave Pairs 0)", cfg.Pairs, name)
-	} else if cfg.Pairs != 0 {
-		return cfg, fmt.Errorf("es: Config.Pairs = %d: %s has a fixed population (leave Pairs 0)", cfg.Pairs, name)
-	}
-	if cfg.Lambda < 0 || cfg.Lambda > maxPopulation {
-		return cfg, fmt.Errorf("es: Config.Lambda = %d: must be in [0, %d]", cfg.Lambda, maxPopulation)
-	}
-	if name == nameCMAES {
-		if cfg.Lambda == 0 {
-			cfg.Lambda = defaultLambda(d)
-		}
-		if cfg.Lambda < 2 {
-			return cfg, fmt.Errorf("es: Config.Lambda = %d: %s needs at least 2 (mu = floor(lambda/2) parents)", cfg.Lambda, name)
-		}
-	} else if cfg.Lambda != 0 {
-		return cfg, fmt.Errorf("es: Config.Lambda = %d: only cmaes has a population size lambda (leave Lambda 0)", cfg.Lambda)
-	}
-	if err := checkMemory(name, cfg); err != nil {
+	if cfg, err = resolvePopulation(row, cfg); err != nil {
 		return cfg, err
 	}
-
-	if !heesFamily {
-		if cfg.Kappa != 0 {
-			return cfg, fmt.Errorf("es: Config.Kappa: %s has no computeG (only hees, hees2 and hees14)", name)
-		}
-		if cfg.EtaA != 0 {
-			return cfg, fmt.Errorf("es: Config.EtaA: %s has no computeG (only hees, hees2 and hees14)", name)
-		}
-	} else {
-		if cfg.Kappa == 0 {
-			cfg.Kappa = 3 // reference code, docs/ALGORITHMS.md Sec. 3
-			if name == nameHEES14 {
-				cfg.Kappa = math.Inf(1) // analysed setting, Sec. 13 item 2
-			}
-		}
-		if !(cfg.Kappa >= 1) {
-			return cfg, fmt.Errorf("es: Config.Kappa = %v: must be at least 1 (+Inf switches the trust region off)", cfg.Kappa)
-		}
-		if cfg.EtaA == 0 {
-			cfg.EtaA = 0.5 // reference code, docs/ALGORITHMS.md Sec. 3
-			if name == nameHEES14 {
-				cfg.EtaA = 1 // analysed setting, Sec. 13 item 2
-			}
-			if name == nameHEES2 && cfg.Pairs >= d {
-				cfg.EtaA = 1 // full frames, departure 5 (es/hees2.go, Sec. 17)
-			}
-		}
-		if !(cfg.EtaA > 0) || math.IsInf(cfg.EtaA, 1) {
-			return cfg, fmt.Errorf("es: Config.EtaA = %v: must be positive and finite", cfg.EtaA)
+	if err := checkMemory(row, cfg); err != nil {
+		return cfg, err
+	}
+	for _, t := range tuningFields {
+		if t.value(&cfg) != 0 && !row.takes(t.name) {
+			return cfg, fmt.Errorf("es: Config.%s: %s does not take it (only %s)",
+				t.name, name, rowsTaking(func(r *strategyRow) bool { return r.takes(t.name) }))
 		}
 	}
-
-	if !fullHEES {
-		if cfg.CS != 0 {
-			return cfg, fmt.Errorf("es: Config.CS: only hees and hees2 have cumulative step-size adaptation, not %s", name)
-		}
-		if cfg.DS != 0 {
-			return cfg, fmt.Errorf("es: Config.DS: only hees and hees2 have cumulative step-size adaptation, not %s", name)
-		}
-	} else {
-		// The constants of Algorithm 1's CSA follow from the weights
-		// (docs/ALGORITHMS.md Section 4, reference code).
-		_, muEff, muEffMirr := heesWeights(cfg.Pairs)
-		if cfg.CS == 0 {
-			// c_s = (mu_eff^mirr + 2) / (d + mu_eff^mirr + 3).
-			cfg.CS = (muEffMirr + 2) / (float64(d) + muEffMirr + 3)
-		}
-		if !(cfg.CS > 0 && cfg.CS <= 1) {
-			return cfg, fmt.Errorf("es: Config.CS = %v: must be in (0, 1]", cfg.CS)
-		}
-		if cfg.DS == 0 {
-			// d_s = 1 + c_s + 2 max(0, sqrt((mu_eff - 1)/(d + 1)) - 1), with
-			// the plain mu_eff.
-			cfg.DS = 1 + cfg.CS + 2*max(0, math.Sqrt((muEff-1)/float64(d+1))-1)
-		}
-		if !(cfg.DS > 0) || math.IsInf(cfg.DS, 1) {
-			return cfg, fmt.Errorf("es: Config.DS = %v: must be positive and finite", cfg.DS)
+	if row.defaults != nil {
+		if err := row.defaults(&cfg); err != nil {
+			return cfg, err
 		}
 	}
-
-	if name == nameES11 || name == nameHEES14 {
-		if cfg.CSigma == 0 {
-			cfg.CSigma = defaultCSigma(d)
-		}
-		if !(cfg.CSigma > 1) || math.IsInf(cfg.CSigma, 1) {
-			return cfg, fmt.Errorf("es: Config.CSigma = %v: must be greater than 1 and finite", cfg.CSigma)
-		}
-	} else if cfg.CSigma != 0 {
-		return cfg, fmt.Errorf("es: Config.CSigma: only es11 and hees14 use the 1/5 rule, not %s", name)
-	}
-
 	if math.IsNaN(cfg.TolFun) {
 		return cfg, fmt.Errorf("es: Config.TolFun is NaN (use a negative value to switch it off)")
 	}
 	if cfg.TolFun == 0 {
-		cfg.TolFun = 1e-11 // pycma's tolfun, docs/ALGORITHMS.md Sec. 8
-		if name == nameHEES {
-			cfg.TolFun = 1e-9 // reference code's restart rule, Sec. 4.1
+		cfg.TolFun = row.tolFun
+	}
+	return cfg, nil
+}
+
+// resolvePopulation checks Pairs and Lambda against the strategy's
+// population parameter and fills in its default.
+func resolvePopulation(row *strategyRow, cfg Config) (Config, error) {
+	name := row.Name
+	for _, p := range []struct {
+		field Population
+		value int
+	}{{PopulationPairs, cfg.Pairs}, {PopulationLambda, cfg.Lambda}} {
+		if p.value < 0 || p.value > maxPopulation {
+			return cfg, fmt.Errorf("es: Config.%s = %d: must be in [0, %d]", p.field, p.value, maxPopulation)
 		}
+		if p.value == 0 || p.field == row.Population {
+			continue
+		}
+		if row.Population == PopulationFixed {
+			return cfg, fmt.Errorf("es: Config.%s = %d: %s has a fixed population (leave %s 0)", p.field, p.value, name, p.field)
+		}
+		return cfg, fmt.Errorf("es: Config.%s = %d: %s sets its population with %s (leave %s 0; it is for %s)",
+			p.field, p.value, name, row.Population, p.field,
+			rowsTaking(func(r *strategyRow) bool { return r.Population == p.field }))
+	}
+	if row.Population == PopulationFixed {
+		return cfg, nil
+	}
+	if row.populationOf(cfg) == 0 {
+		cfg = row.withPopulation(cfg, row.population(cfg.Dim))
 	}
 	return cfg, nil
 }
@@ -351,37 +296,4 @@ func checkA0(a0 *linalg.Dense, d int) error {
 		return fmt.Errorf("es: Config.A0 is singular")
 	}
 	return nil
-}
-
-// defaultPairs is lambda~ = floor(2 + 1.5 ln d) (docs/ALGORITHMS.md Section 4,
-// reference code S1).
-func defaultPairs(d int) int {
-	return int(math.Floor(2 + float64(1.5*xmath.Log(float64(d)))))
-}
-
-// pairsOf is the default lambda~ of the full HE-ES name (hees or hees2)
-// in dimension d: floor(2 + 1.5 ln d), for hees2 at most d (departure 3 in
-// hees2.go).
-func pairsOf(name string, d int) int {
-	if name == nameHEES2 {
-		return min(defaultPairs(d), d)
-	}
-	return defaultPairs(d)
-}
-
-// pairsStrategy reports whether strategy name is a full HE-ES (hees,
-// hees2), whose population parameter is Config.Pairs.
-func pairsStrategy(name string) bool { return name == nameHEES || name == nameHEES2 }
-
-// defaultLambda is lambda = 4 + floor(3 ln n) (tutorial eq. (48),
-// docs/ALGORITHMS.md Section 8).
-func defaultLambda(d int) int {
-	return 4 + int(math.Floor(float64(3*xmath.Log(float64(d)))))
-}
-
-// defaultCSigma is the success factor of the 1/5 rule, c_sigma =
-// exp(0.8 / sqrt(d + 1)) (docs/ALGORITHMS.md Section 13 item 3, after Hansen,
-// Arnold & Auger 2015); a failure multiplies sigma by c_sigma^(-1/4).
-func defaultCSigma(d int) float64 {
-	return xmath.Exp(0.8 / math.Sqrt(float64(d+1)))
 }

@@ -24,7 +24,8 @@ const (
 // distribution m + sigma A N(0, I), best-so-far, counters and stop state.
 type core struct {
 	name string
-	cfg  Config // resolved: every default filled in; X0 and A0 are not kept
+	row  *strategyRow // the strategy's row of the table
+	cfg  Config       // resolved: every default filled in; X0 and A0 are not kept
 	key  rng.Key
 	// out carries the search space to the objective's points: the scales
 	// Stds and the map of Bounds (docs/ALGORITHMS.md Section 14). mean,
@@ -32,11 +33,9 @@ type core struct {
 	// mapped points.
 	out searchMap
 
-	mean    []float64
-	fMean   float64 // f(m) of the current mean, NaN while unknown
-	sigma   float64
-	a       linalg.Dense // the transformation A
-	logDetA float64      // log|det A|, tracked incrementally (Sec. 13 item 5)
+	mean  []float64
+	fMean float64 // f(m) of the current mean, NaN while unknown
+	sigma float64
 
 	bestX   []float64 // the best point so far, valid when hasBest
 	bestF   float64   // its value, +Inf while !hasBest
@@ -60,13 +59,14 @@ type core struct {
 
 // setupCore initialises the state shared by every strategy from a resolved
 // configuration: the mean at the preimage of X0 (or of a uniform draw from
-// the box of Bounds and [-Box, Box]^d with the seed), A = A0 (or I), sigma =
-// Sigma0, and the shared covariance checker for evalsPerGen evaluations per
-// generation; evalsPerGen = 0 leaves the checker empty, for a strategy that
-// runs its own criteria.
+// the box of Bounds and [-Box, Box]^d with the seed), sigma = Sigma0, and
+// the schedule of the covariance checks for evalsPerGen evaluations per
+// generation; evalsPerGen = 0 leaves it empty, for a strategy that runs
+// its own criteria.
 func (c *core) setupCore(name string, cfg Config, evalsPerGen int) {
 	d := cfg.Dim
 	c.name = name
+	c.row = rowOf(name)
 	c.key = rng.KeyFromSeed(cfg.Seed)
 	cfg.Bounds, cfg.Stds = cfg.Bounds.clone(), slices.Clone(cfg.Stds)
 	c.out = newSearchMap(d, cfg.Bounds, cfg.Stds)
@@ -82,16 +82,6 @@ func (c *core) setupCore(name string, cfg Config, evalsPerGen int) {
 	}
 	c.fMean = math.NaN()
 	c.sigma = cfg.Sigma0
-	if cfg.A0 != nil {
-		c.a.CopyFrom(cfg.A0)
-		var work linalg.Dense
-		work.CopyFrom(cfg.A0)
-		c.logDetA = linalg.LogAbsDetInPlace(&work)
-	} else {
-		c.a.ReuseAs(d, d)
-		c.a.SetIdentity()
-		c.logDetA = 0
-	}
 	c.bestX = make([]float64, d)
 	c.bestF = math.Inf(1)
 	c.hasBest = false
@@ -147,9 +137,6 @@ func (c *core) askInitial(pop *linalg.Dense) {
 
 // Sigma returns the current global step size.
 func (c *core) Sigma() float64 { return c.sigma }
-
-// Transform returns the current transformation A, owned by the strategy.
-func (c *core) Transform() *linalg.Dense { return &c.a }
 
 // Best returns a copy of the best point told so far, mapped into the box
 // (the point that was evaluated), and its value, or nil and +Inf before a
@@ -207,8 +194,9 @@ func (c *core) checkTell(f []float64, rows int) error {
 	return nil
 }
 
-// marshalCore writes the configuration and the shared moving state.
-func (c *core) marshalCore(w *stateWriter) {
+// marshalCore writes the configuration and the shared moving state, with
+// the strategy's shape (its A, or nothing) after sigma.
+func (c *core) marshalCore(w *stateWriter, sh shape) {
 	cfg := &c.cfg
 	w.int(cfg.Dim)
 	w.uint(cfg.Seed)
@@ -220,8 +208,9 @@ func (c *core) marshalCore(w *stateWriter) {
 	w.floats(c.mean)
 	w.float(c.fMean)
 	w.float(c.sigma)
-	w.matrix(&c.a)
-	w.float(c.logDetA)
+	if sh != nil {
+		sh.writeShape(w, c.cfg.Dim)
+	}
 	w.bool(c.hasBest)
 	w.floats(c.bestX)
 	w.float(c.bestF)
@@ -260,9 +249,14 @@ func readConfig(r *stateReader, name string) (Config, error) {
 		return cfg, r.err
 	}
 	// The sizes decide what setup allocates, so they are checked first: the
-	// rest of the state holds A, Dim×Dim floats, and no population exceeds
-	// the bound of IPOP, which doubles it.
-	if d := cfg.Dim; d > 0 && d > len(r.b)/8/d {
+	// rest of the state holds A, Dim×Dim floats (before version 3), or at
+	// least the mean, Dim floats, and no population exceeds the bound of
+	// IPOP, which doubles it.
+	d, room := cfg.Dim, len(r.b)/8
+	if r.version < stateVersionNoA && d > 0 {
+		room /= d
+	}
+	if d > room {
 		r.fail("Dim = %d with %d bytes left", d, len(r.b))
 		return cfg, r.err
 	}
@@ -288,7 +282,7 @@ func writeTuning(w *stateWriter, cfg *Config) {
 	w.float(cfg.DS)
 	w.float(cfg.CSigma)
 	w.float(cfg.TolFun)
-	if cfg.Bounds == nil && cfg.Stds == nil {
+	if cfg.Bounds == nil && cfg.Stds == nil && w.version == stateVersionPlain {
 		return // the plain version: byte for byte as before bounds existed
 	}
 	w.upgrade()
@@ -309,7 +303,7 @@ func readTuning(r *stateReader, cfg *Config) {
 	cfg.DS = r.float()
 	cfg.CSigma = r.float()
 	cfg.TolFun = r.float()
-	if r.version < 2 {
+	if r.version < stateVersionBounds {
 		return // no bounds, no scales
 	}
 	var v [3][]float64
@@ -323,14 +317,16 @@ func readTuning(r *stateReader, cfg *Config) {
 }
 
 // unmarshalCore reads the shared moving state written by marshalCore (after
-// the configuration) into a core already set up with that configuration.
-func (c *core) unmarshalCore(r *stateReader) {
+// the configuration) into a core already set up with that configuration,
+// and the shape into sh.
+func (c *core) unmarshalCore(r *stateReader, sh shape) {
 	d := c.cfg.Dim
 	c.mean = r.floats(c.mean)
 	c.fMean = r.float()
 	c.sigma = r.float()
-	r.matrix(&c.a)
-	c.logDetA = r.float()
+	if sh != nil {
+		sh.readShape(r, d)
+	}
 	c.hasBest = r.bool()
 	c.bestX = r.floats(c.bestX)
 	c.bestF = r.float()
@@ -345,12 +341,9 @@ func (c *core) unmarshalCore(r *stateReader) {
 	if r.err != nil {
 		return
 	}
-	rows, cols := c.a.Dims()
 	switch {
 	case len(c.mean) != d:
 		r.fail("mean has length %d, want %d", len(c.mean), d)
-	case rows != d || cols != d:
-		r.fail("A is %d×%d, want %d×%d", rows, cols, d, d)
 	case len(c.bestX) != d:
 		r.fail("best point has length %d, want %d", len(c.bestX), d)
 	case !c.hasBest && c.bestF != math.Inf(1):

@@ -35,7 +35,9 @@ func (c *core) tellInitial(fm float64) {
 }
 
 // finishElitist ends a generation of an elitist strategy: counters and the
-// stop criteria. f are the generation's values.
+// stop criteria but the covariance check, which the strategy runs after it
+// while c.stop is "" (checkAxes, or dense.checkCovariance). f are the
+// generation's values.
 func (c *core) finishElitist(f []float64) {
 	minusInf := false
 	anyFinite := false
@@ -60,11 +62,7 @@ func (c *core) finishElitist(f []float64) {
 	case c.noProgress(len(f)):
 		c.stop = ReasonTolFun
 	default:
-		if r := c.checkSigma(); r != "" {
-			c.stop = r
-		} else {
-			c.stop = c.checkCovariance(c.name == nameES11)
-		}
+		c.stop = c.checkSigma()
 	}
 }
 

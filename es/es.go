@@ -95,12 +95,10 @@ type Strategy interface {
 	// objective's space (Section 14.3).
 	Mean(dst []float64) []float64
 	// Sigma is the current global step size, in the strategy's own space
-	// (the units of Config.Stds when given).
+	// (the units of Config.Stds when given). The strategies that keep a
+	// full transformation A (sampling covariance sigma^2 A A^T) implement
+	// Transformer as well.
 	Sigma() float64
-	// Transform returns the current transformation A (sampling covariance
-	// sigma^2 A A^T), in the strategy's own space like Sigma. The matrix is owned by the strategy: read it, do not
-	// keep or change it across calls to Tell.
-	Transform() *linalg.Dense
 	// Best returns a copy of the best point told so far and its value
 	// (+Inf and nil before any finite value was told): a point that was
 	// evaluated, so in the box of Config.Bounds.

@@ -1,25 +1,67 @@
 package es
 
 import (
+	"fmt"
 	"math"
 
+	"github.com/hees-dev/hees/internal/xmath"
 	"github.com/hees-dev/hees/linalg"
 	"github.com/hees-dev/hees/rng"
 )
 
+// ES11 is the name of the (1+1)-ES.
+const ES11 = "es11"
+
+// es11Row is the (1+1)-ES's row of the table of strategies: a fixed
+// population of one, elitist, the 1/5 rule's CSigma, O(d) memory.
+var es11Row = strategyRow{
+	Info: Info{
+		Name:    ES11,
+		Summary: "(1+1)-ES with the 1/5 success rule",
+		Elitist: true,
+		MinDim:  1,
+	},
+	fixed:    1,
+	tuning:   []tuning{tuneCSigma},
+	tolFun:   1e-11, // pycma's tolfun, docs/ALGORITHMS.md Sec. 8
+	defaults: resolveCSigma,
+	memory: func(cfg Config) float64 {
+		// The mean, the best point, z, the search map and the scratch of
+		// a generation: a few vectors of d numbers.
+		return 8 * 16 * float64(cfg.Dim)
+	},
+	zero: func() strategy { return new(es11) },
+}
+
+// resolveCSigma fills in and checks CSigma, the success factor of the 1/5
+// rule of es11 and hees14: c_sigma = exp(0.8 / sqrt(d + 1))
+// (docs/ALGORITHMS.md Section 13 item 3, after Hansen, Arnold & Auger
+// 2015); a failure multiplies sigma by c_sigma^(-1/4).
+func resolveCSigma(cfg *Config) error {
+	if cfg.CSigma == 0 {
+		cfg.CSigma = xmath.Exp(0.8 / math.Sqrt(float64(cfg.Dim+1)))
+	}
+	if !(cfg.CSigma > 1) || math.IsInf(cfg.CSigma, 1) {
+		return fmt.Errorf("es: Config.CSigma = %v: must be greater than 1 and finite", cfg.CSigma)
+	}
+	return nil
+}
+
 // es11 is the (1+1)-ES with the 1/5 success rule (docs/ALGORITHMS.md Section 6):
 // Algorithm 4 without the matrix update, with A = I and one offspring
-// x = m + sigma z. Generation 0 asks the initial mean alone.
+// x = m + sigma z. Generation 0 asks the initial mean alone. It keeps no
+// matrix, so its memory and its cost per evaluation are O(d).
 type es11 struct {
 	core
-	z       []float64 // the offspring's N(0, I) vector
-	success float64   // c_sigma
-	failure float64   // c_sigma^(-1/4)
+	identity linalg.Dense // A = I for Transform, built on its first call
+	z        []float64    // the offspring's N(0, I) vector
+	success  float64      // c_sigma
+	failure  float64      // c_sigma^(-1/4)
 }
 
 // setup initialises a (1+1)-ES from a resolved configuration.
 func (e *es11) setup(cfg Config) {
-	e.setupCore(nameES11, cfg, 1)
+	e.setupCore(ES11, cfg, 1)
 	e.z = make([]float64, cfg.Dim)
 	e.success = cfg.CSigma
 	e.failure = 1 / math.Sqrt(math.Sqrt(cfg.CSigma))
@@ -27,6 +69,16 @@ func (e *es11) setup(cfg Config) {
 
 // PopulationSize is 1, the single offspring.
 func (e *es11) PopulationSize() int { return 1 }
+
+// Transform returns the identity, es11's constant A (Transformer). It is
+// built on the first call: es11 keeps no matrix while it runs.
+func (e *es11) Transform() *linalg.Dense {
+	if r, _ := e.identity.Dims(); r == 0 {
+		e.identity.ReuseAs(e.cfg.Dim, e.cfg.Dim)
+		e.identity.SetIdentity()
+	}
+	return &e.identity
+}
 
 // Ask writes the initial mean in generation 0 and the offspring
 // m + sigma z afterwards.
@@ -81,26 +133,34 @@ func (e *es11) Tell(f []float64) error {
 		e.sigma *= e.failure
 	}
 	e.finishElitist(f)
+	if e.stop == "" {
+		e.stop = e.checkAxes()
+	}
 	return nil
 }
 
-// MarshalBinary saves the complete state under the tag "hees-es/es11/v1".
+// MarshalBinary saves the complete state under the tag "hees-es/es11/v3"
+// (the format without the slot for A).
 func (e *es11) MarshalBinary() ([]byte, error) {
-	w := newStateWriter(nameES11)
-	e.marshalCore(w)
+	w := newStateWriterVersion(ES11, stateVersionNoA)
+	e.marshalCore(w, nil)
 	return w.finish(), nil
 }
 
 // UnmarshalBinary restores a state saved by MarshalBinary of an es11
 // strategy, replacing the receiver's state entirely.
 func (e *es11) UnmarshalBinary(data []byte) error {
-	r, cfg, err := openStrategyState(data, nameES11)
+	r, cfg, err := openStrategyState(data, ES11)
 	if err != nil {
 		return err
 	}
 	var fresh es11
 	fresh.setup(cfg)
-	fresh.unmarshalCore(r)
+	var sh shape // versions 1 and 2 hold A = I after sigma
+	if r.version < stateVersionNoA {
+		sh = identityShape{}
+	}
+	fresh.unmarshalCore(r, sh)
 	if err := r.done(); err != nil {
 		return err
 	}

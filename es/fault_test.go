@@ -395,7 +395,7 @@ func TestFaultRandomNonFinite(t *testing.T) {
 // condition 1e3 (0.017 without faults; NaN and +Inf count as failures of
 // its 1/5 rule and shrink sigma).
 func faultProgress(name string) float64 {
-	if name == nameES11 {
+	if name == ES11 {
 		return faultEllipsoid(faultConfig().X0) / 1e3
 	}
 	return 1e-8
@@ -809,9 +809,9 @@ func TestFaultAllNaN(t *testing.T) {
 							want = 2
 						}
 						want = math.Ldexp(want, -faultNotFiniteGenerations)
-						if s.Sigma() != want || !sameMatrix(s.Transform(), &id) {
+						if s.Sigma() != want || !sameMatrix(TransformOf(s), &id) {
 							t.Errorf("workers=%d: sigma %v, A %v; want %v (halved %d times) and A = I",
-								workers, s.Sigma(), s.Transform().RawRow(0), want, faultNotFiniteGenerations)
+								workers, s.Sigma(), TransformOf(s).RawRow(0), want, faultNotFiniteGenerations)
 						}
 					}
 					results = append(results, res)

@@ -212,7 +212,7 @@ func fuzzCheckReceiver(t *testing.T, data []byte, loaded Strategy, err error) {
 	var newErr error
 	switch {
 	case name == ipopStateName:
-		r, newErr = NewIPOP(nameCMAES, Config{Dim: 2, Seed: 5}, IPOPConfig{MaxRestarts: 3})
+		r, newErr = NewIPOP(CMAES, Config{Dim: 2, Seed: 5}, IPOPConfig{MaxRestarts: 3})
 	case slices.Contains(Names(), name):
 		r, newErr = New(name, Config{Dim: 2, Seed: 5})
 	default:
@@ -253,7 +253,7 @@ func fuzzCorpusStates(t *testing.T) map[string][]byte {
 	var vals []float64
 	for _, name := range Names() {
 		cfg := Config{Dim: 3, Seed: 21}
-		if name != nameES11 {
+		if name != ES11 {
 			cfg.A0 = randomUnitDetMatrix(3, 4)
 		}
 		s := stNew(t, name, cfg)
@@ -269,7 +269,7 @@ func fuzzCorpusStates(t *testing.T) map[string][]byte {
 		}
 		save("state-"+name+"-gen6-pending", s)
 	}
-	for _, name := range []string{nameHEES, nameCMAES} {
+	for _, name := range []string{HEES, CMAES} {
 		w, err := NewIPOP(name, Config{Dim: 2, Seed: 8, TolFun: 1e-3}, IPOPConfig{})
 		if err != nil {
 			t.Fatal(err)
@@ -327,7 +327,7 @@ func fuzzCrafted(t *testing.T, states map[string][]byte) map[string][]byte {
 		"crafted-ipop-pairs-2pow40": fuzzIPOPState(t, func(w *IPOP) { w.cfg.Pairs = int(min(uint64(1)<<40, math.MaxInt)) }),
 		"crafted-ipop-sigma0":       fuzzIPOPState(t, func(w *IPOP) { w.cfg.Sigma0 = -5 }),
 		"crafted-ipop-nested": fuzzIPOPState(t, func(w *IPOP) {
-			inner, err := NewIPOP(nameHEES, w.cfg, IPOPConfig{})
+			inner, err := NewIPOP(HEES, w.cfg, IPOPConfig{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -339,7 +339,7 @@ func fuzzCrafted(t *testing.T, states map[string][]byte) map[string][]byte {
 // fuzzIPOPState returns the state of an IPOP around hees in 2 dimensions
 // after corrupt has changed it.
 func fuzzIPOPState(t *testing.T, corrupt func(w *IPOP)) []byte {
-	w, err := NewIPOP(nameHEES, Config{Dim: 2, Seed: 8}, IPOPConfig{})
+	w, err := NewIPOP(HEES, Config{Dim: 2, Seed: 8}, IPOPConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}

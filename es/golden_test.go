@@ -80,7 +80,7 @@ func goldenTrajectory(t *testing.T, name string) []byte {
 		b.WriteString(stateLine(s, values))
 		b.WriteByte('\n')
 	}
-	b.WriteString(matrixLines(s.Transform()))
+	b.WriteString(matrixLines(TransformOf(s)))
 	return []byte(b.String())
 }
 

@@ -1,12 +1,71 @@
 package es
 
 import (
+	"fmt"
 	"math"
 	"slices"
 
 	"github.com/hees-dev/hees/internal/xmath"
 	"github.com/hees-dev/hees/linalg"
 )
+
+// HEES is the name of the full HE-ES.
+const HEES = "hees"
+
+// heesRow is the full HE-ES's row of the table of strategies: its
+// population is Pairs, computeG's Kappa and EtaA and the CSA's CS and DS
+// take the reference code's defaults.
+var heesRow = strategyRow{
+	Info: Info{
+		Name:       HEES,
+		Summary:    "full HE-ES with mirrored sampling, Algorithm 1 of Glasmachers & Krause",
+		Population: PopulationPairs,
+		Transform:  true,
+		MinDim:     2, // two directions to compare curvatures
+	},
+	population: defaultPairs,
+	tuning:     []tuning{tuneKappa, tuneEtaA, tuneCS, tuneDS},
+	tolFun:     1e-9, // the reference code's restart rule, docs/ALGORITHMS.md Sec. 4.1
+	defaults: func(cfg *Config) error {
+		// The reference code's maxupdate and lr (docs/ALGORITHMS.md Sec. 3).
+		if err := resolveComputeG(cfg, 3, 0.5); err != nil {
+			return err
+		}
+		return resolveCSA(cfg)
+	},
+	memory: func(cfg Config) float64 { return denseMemory(cfg.Dim, 2*cfg.Pairs+1) },
+	zero:   func() strategy { return new(hees) },
+}
+
+// defaultPairs is lambda~ = floor(2 + 1.5 ln d) (docs/ALGORITHMS.md
+// Section 4, reference code S1).
+func defaultPairs(d int) int {
+	return int(math.Floor(2 + float64(1.5*xmath.Log(float64(d)))))
+}
+
+// resolveCSA fills in CS and DS, the constants of Algorithm 1's
+// cumulative step-size adaptation, which follow from the weights of the
+// resolved Pairs (docs/ALGORITHMS.md Section 4, reference code), and
+// checks them.
+func resolveCSA(cfg *Config) error {
+	_, muEff, muEffMirr := heesWeights(cfg.Pairs)
+	if cfg.CS == 0 {
+		// c_s = (mu_eff^mirr + 2) / (d + mu_eff^mirr + 3).
+		cfg.CS = (muEffMirr + 2) / (float64(cfg.Dim) + muEffMirr + 3)
+	}
+	if !(cfg.CS > 0 && cfg.CS <= 1) {
+		return fmt.Errorf("es: Config.CS = %v: must be in (0, 1]", cfg.CS)
+	}
+	if cfg.DS == 0 {
+		// d_s = 1 + c_s + 2 max(0, sqrt((mu_eff - 1)/(d + 1)) - 1), with
+		// the plain mu_eff.
+		cfg.DS = 1 + cfg.CS + 2*max(0, math.Sqrt((muEff-1)/float64(cfg.Dim+1))-1)
+	}
+	if !(cfg.DS > 0) || math.IsInf(cfg.DS, 1) {
+		return fmt.Errorf("es: Config.DS = %v: must be positive and finite", cfg.DS)
+	}
+	return nil
+}
 
 // hees is the full non-elitist HE-ES with mirrored sampling (Algorithm 1,
 // docs/ALGORITHMS.md Section 4). A generation asks 2 lambda~ + 1 rows: row 0 is
@@ -16,6 +75,7 @@ import (
 // and the update of A (lines 8-13) are the adaptation's, in adapt.go.
 type hees struct {
 	core
+	dense
 	ad adaptation
 
 	// The parameters of line 2: lambda~, c_s and d_s (Config.Pairs, CS and
@@ -55,13 +115,18 @@ func heesWeights(pairs int) (weights []float64, muEff, muEffMirr float64) {
 }
 
 // setup initialises a full HE-ES from a resolved configuration (lines 1-6).
-func (h *hees) setup(cfg Config) {
+func (h *hees) setup(cfg Config) { h.setupAs(HEES, cfg) }
+
+// setupAs is setup for the strategy name, hees or a strategy that embeds
+// it (hees2).
+func (h *hees) setupAs(name string, cfg Config) {
 	d, n := cfg.Dim, cfg.Pairs
 	h.pairs = n
 	h.weights, h.muEff, h.muEffMirr = heesWeights(n)
 	h.cs, h.ds = cfg.CS, cfg.DS
 	h.chi = chiD(d)
-	h.setupCore(nameHEES, cfg, 2*n+1)
+	h.setupCore(name, cfg, 2*n+1)
+	h.setupDense(d, cfg.A0, true)
 	h.ad.setup(n, d, cfg.Kappa, cfg.EtaA) // line 3: B = ceil(lambda~/d)
 	h.ps = make([]float64, d)             // line 4: p_s = 0
 	h.gs = 0                              // line 5: g_s = 0
@@ -127,7 +192,7 @@ func (h *hees) Tell(f []float64) error {
 	// Line 14: the ranks of the offspring (a generation without a finite
 	// offspring value is rejected, Section 13 item 8), by the values v,
 	// which are f unless a bounded run's penalty applies (Section 14.5).
-	v := h.penalized(f, h.searchPoint)
+	v := h.penalized(f, h.searchPoint, h.stds)
 	if h.observe(f, v) {
 		h.recombine()        // lines 14-15: the weights by rank, m
 		norm := h.cumulate() // lines 16-17: g_s, p_s
@@ -135,7 +200,7 @@ func (h *hees) Tell(f []float64) error {
 		h.sigma *= xmath.Exp(float64((h.cs / h.ds) * (norm/h.chi - math.Sqrt(h.gs))))
 
 		// Line 13: A <- A computeG(...), with f(m_t), and |det A| = 1.
-		h.ad.adapt(&h.core, v[0], v[1:])
+		h.ad.adapt(&h.core, &h.dense, v[0], v[1:])
 	}
 
 	h.gen++ // line 19
@@ -248,8 +313,12 @@ func (h *hees) stopReason(f []float64, tolFun bool) Reason {
 	if r := h.checkSigma(); r != "" {
 		return r
 	}
-	return h.checkCovariance(false)
+	return h.checkCovariance(&h.core)
 }
+
+// stds writes the standard deviation of the sampling distribution along
+// each coordinate into dst (for the ranking penalty of a bounded run).
+func (h *hees) stds(dst []float64) { h.coordStds(dst, h.sigma) }
 
 // stdDev is the population standard deviation of v (NaN if a value is not
 // finite).
@@ -269,7 +338,7 @@ func stdDev(v []float64) float64 {
 
 // MarshalBinary saves the complete state under the tag "hees-es/hees/v1".
 func (h *hees) MarshalBinary() ([]byte, error) {
-	w := newStateWriter(nameHEES)
+	w := newStateWriter(HEES)
 	h.writeState(w)
 	return w.finish(), nil
 }
@@ -277,7 +346,7 @@ func (h *hees) MarshalBinary() ([]byte, error) {
 // writeState writes the state of a full HE-ES: the core's and the CSA's,
 // p_s and g_s.
 func (h *hees) writeState(w *stateWriter) {
-	h.marshalCore(w)
+	h.marshalCore(w, &h.dense)
 	w.floats(h.ps)
 	w.float(h.gs)
 }
@@ -285,7 +354,7 @@ func (h *hees) writeState(w *stateWriter) {
 // UnmarshalBinary restores a state saved by MarshalBinary of a hees
 // strategy, replacing the receiver's state entirely.
 func (h *hees) UnmarshalBinary(data []byte) error {
-	r, cfg, err := openStrategyState(data, nameHEES)
+	r, cfg, err := openStrategyState(data, HEES)
 	if err != nil {
 		return err
 	}
@@ -308,7 +377,7 @@ func (h *hees) UnmarshalBinary(data []byte) error {
 // readState reads what writeState wrote into a full HE-ES set up with the
 // saved configuration.
 func (h *hees) readState(r *stateReader) {
-	h.unmarshalCore(r)
+	h.unmarshalCore(r, &h.dense)
 	h.ps = r.floats(h.ps)
 	h.gs = r.float()
 	if len(h.ps) != h.cfg.Dim {

@@ -6,6 +6,35 @@ import (
 	"github.com/hees-dev/hees/linalg"
 )
 
+// HEES14 is the name of the (1+4)-HE-ES.
+const HEES14 = "hees14"
+
+// hees14Row is the (1+4)-HE-ES's row of the table of strategies: four
+// candidates, elitist, computeG's Kappa and EtaA in the analysed setting
+// and the 1/5 rule's CSigma.
+var hees14Row = strategyRow{
+	Info: Info{
+		Name:      HEES14,
+		Summary:   "(1+4)-HE-ES, Algorithm 4 of Glasmachers & Krause",
+		Elitist:   true,
+		Transform: true,
+		MinDim:    2, // two directions to compare curvatures
+	},
+	fixed:  4,
+	tuning: []tuning{tuneKappa, tuneEtaA, tuneCSigma},
+	tolFun: 1e-11, // pycma's tolfun, docs/ALGORITHMS.md Sec. 8
+	defaults: func(cfg *Config) error {
+		// The analysed setting (docs/ALGORITHMS.md Section 13 item 2): no
+		// trust region, eta_A = 1.
+		if err := resolveComputeG(cfg, math.Inf(1), 1); err != nil {
+			return err
+		}
+		return resolveCSigma(cfg)
+	},
+	memory: func(cfg Config) float64 { return denseMemory(cfg.Dim, 4) },
+	zero:   func() strategy { return new(hees14) },
+}
+
 // hees14 is the (1+4)-HE-ES (Algorithm 4, docs/ALGORITHMS.md Section 5). Its
 // generation 0 asks the initial mean alone; every later generation asks the
 // two mirrored pairs x_1^+, x_1^-, x_2^+, x_2^- (rows 0-3) along two
@@ -13,6 +42,7 @@ import (
 // mean and the 1/5 rule.
 type hees14 struct {
 	core
+	dense
 	ad      adaptation
 	success float64 // c_sigma, the step-size factor on success
 	failure float64 // c_sigma^(-1/4), the factor on failure
@@ -20,7 +50,8 @@ type hees14 struct {
 
 // setup initialises a (1+4)-HE-ES from a resolved configuration.
 func (h *hees14) setup(cfg Config) {
-	h.setupCore(nameHEES14, cfg, 4)
+	h.setupCore(HEES14, cfg, 4)
+	h.setupDense(cfg.Dim, cfg.A0, true)
 	h.ad.setup(2, cfg.Dim, cfg.Kappa, cfg.EtaA)
 	h.success = cfg.CSigma
 	h.failure = 1 / math.Sqrt(math.Sqrt(cfg.CSigma))
@@ -93,28 +124,31 @@ func (h *hees14) Tell(f []float64) error {
 	// Line 8: A <- A computeG(b_1, b_2, f(m^(t)), f_i^±). It comes last
 	// because its determinant normalisation rescales sigma; lines 9-14 do
 	// not read A.
-	h.ad.adapt(&h.core, parent, f)
+	h.ad.adapt(&h.core, &h.dense, parent, f)
 	h.finishElitist(f)
+	if h.stop == "" {
+		h.stop = h.checkCovariance(&h.core)
+	}
 	return nil
 }
 
 // MarshalBinary saves the complete state under the tag "hees-es/hees14/v1".
 func (h *hees14) MarshalBinary() ([]byte, error) {
-	w := newStateWriter(nameHEES14)
-	h.marshalCore(w)
+	w := newStateWriter(HEES14)
+	h.marshalCore(w, &h.dense)
 	return w.finish(), nil
 }
 
 // UnmarshalBinary restores a state saved by MarshalBinary of a hees14
 // strategy, replacing the receiver's state entirely.
 func (h *hees14) UnmarshalBinary(data []byte) error {
-	r, cfg, err := openStrategyState(data, nameHEES14)
+	r, cfg, err := openStrategyState(data, HEES14)
 	if err != nil {
 		return err
 	}
 	var fresh hees14
 	fresh.setup(cfg)
-	fresh.unmarshalCore(r)
+	fresh.unmarshalCore(r, &fresh.dense)
 	if err := r.done(); err != nil {
 		return err
 	}

@@ -72,8 +72,8 @@ func TestHEES2NoSigmaDrift(t *testing.T) {
 		t.Skip("2 million generations: not with -short (CI's race run)")
 	}
 	for _, c := range []struct{ d, seeds int }{{10, 2500}, {40, 1800}} {
-		mean, se := sigmaDrift(t, nameHEES2, c.d, c.seeds, 500)
-		t.Logf("%s d=%d: mean ln(sigma/sigma0) = %.3f ± %.3f", nameHEES2, c.d, mean, se)
+		mean, se := sigmaDrift(t, HEES2, c.d, c.seeds, 500)
+		t.Logf("%s d=%d: mean ln(sigma/sigma0) = %.3f ± %.3f", HEES2, c.d, mean, se)
 		if !(math.Abs(mean) < 0.2) {
 			t.Errorf("d=%d: mean ln(sigma/sigma0) = %.3f after 500 generations, want within ±0.2", c.d, mean)
 		}
@@ -122,10 +122,10 @@ func TestHEES2LearnsQuadratics(t *testing.T) {
 			{"discus", diagonalQuadratic(discus)},
 		} {
 			x0 := slices.Repeat([]float64{1e100}, d)
-			s := stNew(t, nameHEES2, Config{Dim: d, Seed: 3, X0: x0, Sigma0: 1e100, TolFun: -1})
+			s := stNew(t, HEES2, Config{Dim: d, Seed: 3, X0: x0, Sigma0: 1e100, TolFun: -1})
 			var pop linalg.Dense
 			var vals []float64
-			first := normalizedTrace(c.p, s.Transform())
+			first := normalizedTrace(c.p, TransformOf(s))
 			prev, maxRise := first, 0.0
 			gens := 200 * d
 			for it := 1; it <= gens; it++ {
@@ -133,14 +133,14 @@ func TestHEES2LearnsQuadratics(t *testing.T) {
 				if s.Stop() != "" {
 					t.Fatalf("%s d=%d: stopped at generation %d: %s", c.name, d, it, s.Stop())
 				}
-				r := normalizedTrace(c.p, s.Transform())
+				r := normalizedTrace(c.p, TransformOf(s))
 				maxRise = max(maxRise, r/prev-1)
 				if r > prev*(1+1e-13) {
 					t.Errorf("%s d=%d generation %d: normalised trace rose from %.17g to %.17g", c.name, d, it, prev, r)
 					break
 				}
 				prev = r
-				if logDet, _ := linalg.LogDet(s.Transform()); !(math.Abs(logDet) < 1e-7) {
+				if logDet, _ := linalg.LogDet(TransformOf(s)); !(math.Abs(logDet) < 1e-7) {
 					t.Errorf("%s d=%d generation %d: log|det A| = %g", c.name, d, it, logDet)
 					break
 				}
@@ -148,7 +148,7 @@ func TestHEES2LearnsQuadratics(t *testing.T) {
 			if _, f := s.Best(); !(f > 1e-250) {
 				t.Errorf("%s d=%d: f reached %g, too close to the subnormal range for exact curvatures", c.name, d, f)
 			}
-			k := condWhitened(t, c.p.h, s.Transform())
+			k := condWhitened(t, c.p.h, TransformOf(s))
 			t.Logf("%s d=%d: normalised trace %.4g -> %.8g (largest rise %.2g), cond(A^T H A) = %.6g after %d generations",
 				c.name, d, first, prev, maxRise, k, gens)
 			if !(k < 1.05) {
@@ -163,15 +163,15 @@ func TestHEES2LearnsQuadratics(t *testing.T) {
 // from that default.
 func TestHEES2Pairs(t *testing.T) {
 	for _, c := range []struct{ d, want int }{{2, 2}, {3, 3}, {5, 4}, {10, 5}, {40, 7}} {
-		s := stNew(t, nameHEES2, Config{Dim: c.d})
+		s := stNew(t, HEES2, Config{Dim: c.d})
 		if got := s.PopulationSize(); got != 2*c.want+1 {
 			t.Errorf("d=%d: PopulationSize() = %d, want %d pairs", c.d, got, c.want)
 		}
 	}
-	if s := stNew(t, nameHEES2, Config{Dim: 2, Pairs: 5}); s.PopulationSize() != 11 {
+	if s := stNew(t, HEES2, Config{Dim: 2, Pairs: 5}); s.PopulationSize() != 11 {
 		t.Errorf("d=2 Pairs=5: PopulationSize() = %d, want 11", s.PopulationSize())
 	}
-	w, err := NewIPOP(nameHEES2, Config{Dim: 2, Seed: 1}, IPOPConfig{})
+	w, err := NewIPOP(HEES2, Config{Dim: 2, Seed: 1}, IPOPConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +187,7 @@ func TestHEES2Pairs(t *testing.T) {
 // first block are orthonormal.
 func TestHEES2SamplesAlongPath(t *testing.T) {
 	const d = 6
-	s := stNew(t, nameHEES2, Config{Dim: d, Seed: 4})
+	s := stNew(t, HEES2, Config{Dim: d, Seed: 4})
 	h := s.(*hees2)
 	var pop linalg.Dense
 	var vals []float64
@@ -232,7 +232,7 @@ func TestHEES2SamplesAlongPath(t *testing.T) {
 // constant it stops once its history of 10 + ceil(30 d/(2 lambda~)) best
 // values is full.
 func TestHEES2TolFun(t *testing.T) {
-	for _, name := range []string{nameHEES, nameHEES2} {
+	for _, name := range []string{HEES, HEES2} {
 		s := stNew(t, name, Config{Dim: 4, Seed: 1})
 		var pop linalg.Dense
 		var vals []float64
@@ -246,13 +246,13 @@ func TestHEES2TolFun(t *testing.T) {
 			level -= 1e-6
 		}
 		switch {
-		case name == nameHEES && (s.Stop() != ReasonTolFun || s.Generation() != 1):
+		case name == HEES && (s.Stop() != ReasonTolFun || s.Generation() != 1):
 			t.Errorf("hees: stop %q after %d generations, want tolfun after 1", s.Stop(), s.Generation())
-		case name == nameHEES2 && s.Stop() != "":
+		case name == HEES2 && s.Stop() != "":
 			t.Errorf("hees2: stop %q after %d generations on a falling function", s.Stop(), s.Generation())
 		}
 	}
-	s := stNew(t, nameHEES2, Config{Dim: 4, Seed: 1})
+	s := stNew(t, HEES2, Config{Dim: 4, Seed: 1})
 	hist := s.(*hees2).funHist.buf
 	var pop linalg.Dense
 	var vals []float64
@@ -267,7 +267,7 @@ func TestHEES2TolFun(t *testing.T) {
 // TestHEES2Config checks the configuration fields hees2 accepts (those of
 // hees) and rejects.
 func TestHEES2Config(t *testing.T) {
-	if _, err := New(nameHEES2, Config{Dim: 3, Pairs: 7, Kappa: 2, EtaA: 0.3, CS: 0.4, DS: 2, TolFun: 1e-9}); err != nil {
+	if _, err := New(HEES2, Config{Dim: 3, Pairs: 7, Kappa: 2, EtaA: 0.3, CS: 0.4, DS: 2, TolFun: 1e-9}); err != nil {
 		t.Errorf("hees2 with every hees field set: %v", err)
 	}
 	for _, c := range []struct {
@@ -280,7 +280,7 @@ func TestHEES2Config(t *testing.T) {
 		{Config{Dim: 3, CS: 2}, "Config.CS = 2"},
 		{Config{Dim: 3, Kappa: 0.5}, "Config.Kappa = 0.5"},
 	} {
-		_, err := New(nameHEES2, c.cfg)
+		_, err := New(HEES2, c.cfg)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("New(hees2, %+v) = %v, want an error containing %q", c.cfg, err, c.want)
 		}
@@ -300,8 +300,8 @@ func TestHEES2TolX(t *testing.T) {
 		}
 		return s
 	}
-	s := stNew(t, nameHEES2, Config{Dim: 4, Seed: 2, X0: []float64{1, 1, 1, 1}})
-	a := s.Transform()
+	s := stNew(t, HEES2, Config{Dim: 4, Seed: 2, X0: []float64{1, 1, 1, 1}})
+	a := TransformOf(s)
 	spread := func() float64 { // the largest sigma sqrt((A A^T)_ii)
 		var m float64
 		for i := range 4 {
@@ -332,13 +332,13 @@ func TestHEES2EtaA(t *testing.T) {
 		cfg  Config
 		want float64
 	}{
-		{nameHEES2, Config{Dim: 2}, 1},
-		{nameHEES2, Config{Dim: 4}, 1},
-		{nameHEES2, Config{Dim: 5}, 0.5},
-		{nameHEES2, Config{Dim: 10}, 0.5},
-		{nameHEES2, Config{Dim: 10, Pairs: 10}, 1},
-		{nameHEES2, Config{Dim: 2, EtaA: 0.3}, 0.3},
-		{nameHEES, Config{Dim: 2}, 0.5},
+		{HEES2, Config{Dim: 2}, 1},
+		{HEES2, Config{Dim: 4}, 1},
+		{HEES2, Config{Dim: 5}, 0.5},
+		{HEES2, Config{Dim: 10}, 0.5},
+		{HEES2, Config{Dim: 10, Pairs: 10}, 1},
+		{HEES2, Config{Dim: 2, EtaA: 0.3}, 0.3},
+		{HEES, Config{Dim: 2}, 0.5},
 	} {
 		got, err := resolve(c.name, c.cfg)
 		if err != nil {
@@ -348,13 +348,13 @@ func TestHEES2EtaA(t *testing.T) {
 			t.Errorf("%s %+v: EtaA = %v, want %v", c.name, c.cfg, got.EtaA, c.want)
 		}
 	}
-	w, err := NewIPOP(nameHEES2, Config{Dim: 5, Seed: 1}, IPOPConfig{})
+	w, err := NewIPOP(HEES2, Config{Dim: 5, Seed: 1}, IPOPConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for r, want := range []float64{0.5, 1, 1} {
 		c, _ := w.runConfig(r)
-		if got, err := resolve(nameHEES2, c); err != nil || got.EtaA != want {
+		if got, err := resolve(HEES2, c); err != nil || got.EtaA != want {
 			t.Errorf("IPOP restart %d in d = 5 (Pairs %d): EtaA = %v (%v), want %v", r, got.Pairs, got.EtaA, err, want)
 		}
 	}
@@ -367,7 +367,7 @@ func TestHEES2EtaA(t *testing.T) {
 // and positive when it stepped longer.
 func TestHEES2Lengths(t *testing.T) {
 	const d, pairs = 5, 4
-	s, err := New(nameHEES2, Config{Dim: d, Seed: 1})
+	s, err := New(HEES2, Config{Dim: d, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

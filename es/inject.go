@@ -57,8 +57,7 @@ func checkCoords(x []float64, b *Bounds, name string) error {
 func (c *core) inject(x []float64, f float64) {
 	c.evals++
 	improves := c.improves(f)
-	elitist := c.name == nameES11 || c.name == nameHEES14 || c.name == nameCMA11
-	takes := elitist && accepts(f, c.fMean)
+	takes := c.row.Elitist && accepts(f, c.fMean)
 	if !improves && !takes {
 		return
 	}

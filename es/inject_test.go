@@ -40,7 +40,7 @@ func TestInject(t *testing.T) {
 	f := bdShiftedSphere(centre)
 	cfg := Config{Dim: d, Seed: 4, Bounds: &Bounds{Lower: []float64{-2, -2, -2}, Upper: []float64{2, 2, 3}}, Stds: []float64{1, 2, 0.5}}
 	for _, name := range Names() {
-		elitist := name == nameES11 || name == nameHEES14 || name == nameCMA11
+		elitist := name == ES11 || name == HEES14 || name == CMA11
 		for _, ipop := range []bool{false, true} {
 			mk := func() Strategy {
 				if !ipop {
@@ -120,7 +120,7 @@ func TestInjectMinimize(t *testing.T) {
 	target := 0.0
 	centre := []float64{0.5, -0.25, 1}
 	for _, workers := range []int{1, 3} {
-		res, err := Minimize(context.Background(), Func(bdShiftedSphere(centre)), stNew(t, nameCMAES, Config{Dim: 3}),
+		res, err := Minimize(context.Background(), Func(bdShiftedSphere(centre)), stNew(t, CMAES, Config{Dim: 3}),
 			Options{Workers: workers, Target: &target, Inject: [][]float64{{3, 3, 3}, centre}})
 		if err != nil || res.Reason != ReasonTarget || res.Evals != 2 || res.Generations != 0 || fmt.Sprint(res.X) != fmt.Sprint(centre) {
 			t.Errorf("workers=%d: %+v, %v; want the target after the 2 injected points", workers, res, err)
@@ -135,12 +135,12 @@ func TestInjectMinimize(t *testing.T) {
 		{[][]float64{{1, -1, 1}}, "es: Run.Inject: point 0: x[1] = -1 lies outside the bounds [0, +Inf]"},
 		{[][]float64{{1, 1, inf}}, "x[2] = +Inf: must be finite"},
 	} {
-		_, err := Minimize(context.Background(), Func(sphere), stNew(t, nameHEES, Config{Dim: 3, Bounds: box}), Options{Inject: c.points})
+		_, err := Minimize(context.Background(), Func(sphere), stNew(t, HEES, Config{Dim: 3, Bounds: box}), Options{Inject: c.points})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("Inject %v: %v, want an error containing %q", c.points, err, c.want)
 		}
 	}
-	run, _ := NewRun(stNew(t, nameHEES, Config{Dim: 3}), Limits{})
+	run, _ := NewRun(stNew(t, HEES, Config{Dim: 3}), Limits{})
 	if _, err := run.Ask(); err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +153,7 @@ func TestInjectMinimize(t *testing.T) {
 // batch of known points only, false again once a budget too small for the
 // batch stops the run before it.
 func TestInjecting(t *testing.T) {
-	run, _ := NewRun(stNew(t, nameHEES, Config{Dim: 3}), Limits{})
+	run, _ := NewRun(stNew(t, HEES, Config{Dim: 3}), Limits{})
 	if err := run.Inject([][]float64{{1, 1, 1}}); err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +166,7 @@ func TestInjecting(t *testing.T) {
 		}
 		runGenerations(t, run, sphere, 1)
 	}
-	small, _ := NewRun(stNew(t, nameHEES, Config{Dim: 3}), Limits{MaxEvals: 1})
+	small, _ := NewRun(stNew(t, HEES, Config{Dim: 3}), Limits{MaxEvals: 1})
 	if err := small.Inject([][]float64{{1, 1, 1}, {2, 2, 2}}); err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +175,7 @@ func TestInjecting(t *testing.T) {
 			pop, err, small.Reason(), small.Injecting(), ReasonMaxEvals)
 	}
 	var injected []bool
-	_, err := Minimize(context.Background(), Func(sphere), stNew(t, nameHEES, Config{Dim: 3}), Options{MaxEvals: 20,
+	_, err := Minimize(context.Background(), Func(sphere), stNew(t, HEES, Config{Dim: 3}), Options{MaxEvals: 20,
 		Inject:   [][]float64{{1, 1, 1}},
 		Progress: func(pr Progress) { injected = append(injected, pr.Injected) }})
 	if err != nil || len(injected) < 2 || !injected[0] || slices.Contains(injected[1:], true) {

@@ -74,7 +74,7 @@ func NewIPOP(name string, cfg Config, ipop IPOPConfig) (*IPOP, error) {
 		return nil, err
 	}
 	w := &IPOP{name: name, cfg: cfg, maxRestarts: ipop.MaxRestarts, pastBestF: math.Inf(1),
-		population0: population(name, rc), inner: inner}
+		population0: rowOf(name).populationOf(rc), inner: inner}
 	// w.cfg outlives the call (restarts, MarshalBinary): keep copies of X0,
 	// A0, Bounds and Stds, as New does.
 	w.cfg.Bounds, w.cfg.Stds = cfg.Bounds.clone(), slices.Clone(cfg.Stds)
@@ -86,19 +86,6 @@ func NewIPOP(name string, cfg Config, ipop IPOPConfig) (*IPOP, error) {
 		w.cfg.A0.CopyFrom(cfg.A0)
 	}
 	return w, nil
-}
-
-// population is the population parameter of strategy name in the resolved
-// rc that IPOP doubles: Pairs of the full HE-ES, Lambda of the CMA-ES; 0
-// for the fixed populations.
-func population(name string, rc Config) int {
-	switch {
-	case pairsStrategy(name):
-		return rc.Pairs
-	case name == nameCMAES:
-		return rc.Lambda
-	}
-	return 0
 }
 
 // restartSeed is the seed of restart r >= 1.
@@ -121,8 +108,9 @@ func (w *IPOP) runConfig(r int) (Config, bool) {
 		}
 		// IPOP: the population doubles at each restart (docs/ALGORITHMS.md
 		// Section 4.1 for hees, Section 8 for the CMA-ES).
-		c = w.withPopulation(c, w.population0<<r)
-		if checkMemory(w.name, c) != nil {
+		row := rowOf(w.name)
+		c = row.withPopulation(c, w.population0<<r)
+		if checkMemory(row, c) != nil {
 			return c, false
 		}
 	}
@@ -135,17 +123,6 @@ func (w *IPOP) restartConfig(r int) Config {
 	c := w.cfg
 	c.X0 = nil
 	c.Seed = restartSeed(w.cfg.Seed, r)
-	return c
-}
-
-// withPopulation returns c with the population pop of the inner strategy:
-// Pairs for the full HE-ES, Lambda for the CMA-ES.
-func (w *IPOP) withPopulation(c Config, pop int) Config {
-	if pairsStrategy(w.name) {
-		c.Pairs = pop
-	} else {
-		c.Lambda = pop
-	}
 	return c
 }
 
@@ -247,13 +224,13 @@ func (w *IPOP) Sigma() float64 {
 	return w.inner.Sigma()
 }
 
-// Transform is the current run's transformation A (an empty matrix for a
-// zero IPOP).
+// Transform is the current run's transformation A (Transformer), or nil
+// when the current run keeps none or w is a zero IPOP.
 func (w *IPOP) Transform() *linalg.Dense {
-	if w.inner == nil {
-		return new(linalg.Dense)
+	if w.unset() {
+		return nil
 	}
-	return w.inner.Transform()
+	return TransformOf(w.inner)
 }
 
 // Best returns the best point and value over all runs (the earliest run
@@ -401,7 +378,7 @@ func (w *IPOP) UnmarshalBinary(data []byte) error {
 	if err != nil {
 		return fmt.Errorf("es: saved ipop state corrupt: %w", err)
 	}
-	v.population0 = population(v.name, rc)
+	v.population0 = rowOf(v.name).populationOf(rc)
 	if _, ok := v.runConfig(v.restarts); !ok {
 		return fmt.Errorf("es: saved ipop state corrupt: restart %d is beyond the bound on the population", v.restarts)
 	}

@@ -259,8 +259,8 @@ func TestZeroIPOP(t *testing.T) {
 		x != nil || f != math.Inf(1) {
 		t.Error("a zero IPOP reports a state")
 	}
-	if r, c := w.Transform().Dims(); r != 0 || c != 0 {
-		t.Errorf("Transform of a zero IPOP is %d×%d", r, c)
+	if a := w.Transform(); a != nil {
+		t.Errorf("Transform of a zero IPOP is %v, want nil", a)
 	}
 	for _, s := range []Strategy{&w, (*IPOP)(nil)} {
 		_, err := Minimize(context.Background(), Func(sphere), s, Options{MaxEvals: 10})
@@ -299,7 +299,7 @@ func TestIPOPUnmarshalRejectsForgedBest(t *testing.T) {
 		}
 	}
 	// The same hole in a strategy's own state.
-	h := newStrategy("hees")
+	h := rowOf("hees").zero()
 	h.setup(mustResolve(t, "hees", Config{Dim: 3}))
 	h.(*hees).hasBest, h.(*hees).bestF = true, math.NaN()
 	state, err := h.MarshalBinary()

@@ -69,7 +69,7 @@ func TestOnErrorWorst(t *testing.T) {
 // tried again costs nothing with Retries 1: the run is the run of an
 // objective that never fails, for both policies and any workers.
 func TestOnErrorRetries(t *testing.T) {
-	want, err := Minimize(context.Background(), Func(sphere), stNew(t, nameHEES, Config{Dim: 4, Seed: 2}), Options{MaxEvals: 2000})
+	want, err := Minimize(context.Background(), Func(sphere), stNew(t, HEES, Config{Dim: 4, Seed: 2}), Options{MaxEvals: 2000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func TestOnErrorRetries(t *testing.T) {
 				}
 				return sphere(x), nil
 			})
-			got, err := Minimize(context.Background(), p, stNew(t, nameHEES, Config{Dim: 4, Seed: 2}),
+			got, err := Minimize(context.Background(), p, stNew(t, HEES, Config{Dim: 4, Seed: 2}),
 				Options{Workers: workers, MaxEvals: 2000, OnError: policy, Retries: 1})
 			if err != nil {
 				t.Fatal(err)
@@ -111,7 +111,7 @@ func TestOnErrorRetries(t *testing.T) {
 func TestOnErrorMaxFailures(t *testing.T) {
 	for _, workers := range []int{1, 4} {
 		p := FuncContext(func(context.Context, []float64) (float64, error) { return 0, errCrash })
-		s := stNew(t, nameCMAES, Config{Dim: 4, Seed: 1})
+		s := stNew(t, CMAES, Config{Dim: 4, Seed: 1})
 		res, err := Minimize(context.Background(), p, s, Options{Workers: workers, OnError: OnErrorWorst, MaxFailures: 20})
 		var oe *ObjectiveError
 		if !errors.As(err, &oe) || !errors.Is(err, errCrash) || oe.Row != 7 || oe.Generation != 2 {
@@ -123,7 +123,7 @@ func TestOnErrorMaxFailures(t *testing.T) {
 	}
 	p := FuncContext(func(context.Context, []float64) (float64, error) { return 0, errCrash })
 	for _, opt := range []Options{{OnError: "nan"}, {Retries: -1}, {Retries: MaxRetries + 1}} {
-		if _, err := Minimize(context.Background(), p, stNew(t, nameCMAES, Config{Dim: 4}), opt); err == nil {
+		if _, err := Minimize(context.Background(), p, stNew(t, CMAES, Config{Dim: 4}), opt); err == nil {
 			t.Errorf("%+v: no error", opt)
 		}
 	}

@@ -111,7 +111,7 @@ func TestTraceLemma(t *testing.T) {
 				t.Fatal(err)
 			}
 			var a linalg.Dense
-			a.CopyFrom(s.Transform())
+			a.CopyFrom(TransformOf(s))
 			m := whitened(p.h, &a)
 			var hs [2]float64
 			for i := range hs {
@@ -127,13 +127,13 @@ func TestTraceLemma(t *testing.T) {
 			if err := s.Tell(vals); err != nil {
 				t.Fatal(err)
 			}
-			drop := m.Trace() - whitened(p.h, s.Transform()).Trace()
+			drop := m.Trace() - whitened(p.h, TransformOf(s)).Trace()
 			want := math.Pow(math.Sqrt(hs[0])-math.Sqrt(hs[1]), 2)
 			if math.Abs(drop-want) > 1e-10*want {
 				t.Errorf("d=%d seed %d: trace drop %.15g, want (sqrt(h1) - sqrt(h2))^2 = %.15g", d, seed, drop, want)
 			}
 			before, _ := linalg.LogDet(&a)
-			after, _ := linalg.LogDet(s.Transform())
+			after, _ := linalg.LogDet(TransformOf(s))
 			if math.Abs(after-before) > 1e-12 {
 				t.Errorf("d=%d seed %d: log|det A| %.17g -> %.17g", d, seed, before, after)
 			}
@@ -186,7 +186,7 @@ func TestTraceMonotone(t *testing.T) {
 		var pop linalg.Dense
 		var vals []float64
 		vals = stGeneration(t, s, p.eval, &pop, vals)
-		first := normalizedTrace(p, s.Transform())
+		first := normalizedTrace(p, TransformOf(s))
 		prev := first
 		maxRise := 0.0
 		for it := 1; it <= 2000; it++ {
@@ -194,7 +194,7 @@ func TestTraceMonotone(t *testing.T) {
 			if s.Stop() != "" {
 				t.Fatalf("d=%d: stopped at iteration %d: %s", c.d, it, s.Stop())
 			}
-			r := normalizedTrace(p, s.Transform())
+			r := normalizedTrace(p, TransformOf(s))
 			maxRise = max(maxRise, r/prev-1)
 			if r > prev*(1+1e-13) {
 				t.Fatalf("d=%d iteration %d: normalised trace rose from %.17g to %.17g", c.d, it, prev, r)
@@ -244,7 +244,7 @@ func TestCovarianceConvergence(t *testing.T) {
 			if s.Stop() != "" {
 				t.Fatalf("seed %d: stopped at iteration %d: %s", seed, it, s.Stop())
 			}
-			c := condWhitened(t, h, s.Transform())
+			c := condWhitened(t, h, TransformOf(s))
 			if at01 < 0 && c < 1.01 {
 				at01 = it
 			}

@@ -46,11 +46,12 @@ func (r Restarts) Name(name string) string {
 	return string(r) + "-" + name
 }
 
-// Supports reports whether the scheme r applies to strategy name: BIPOP
-// needs a population to vary (hees, hees2 and cmaes), the other schemes take
-// every strategy.
+// Supports reports whether the scheme r applies to strategy name
+// (Info.Restarts): BIPOP needs a population to vary, the other schemes
+// take every strategy. It is false for an unknown name.
 func (r Restarts) Supports(name string) bool {
-	return r != RestartsBIPOP || pairsStrategy(name) || name == nameCMAES
+	info, err := Lookup(name)
+	return err == nil && slices.Contains(info.Restarts(), r)
 }
 
 // NewRestarting returns strategy name configured by cfg and run with the

@@ -25,12 +25,21 @@ import (
 // end of the configuration (see writeTuning). A state without them is
 // written as version 1, byte for byte as before they existed, so version 2
 // marks exactly the states that version 1 readers could not run.
+//
+// Version 3 is the format of the strategies that keep no d×d
+// transformation (es11, and the strategies of O(d) memory): the slot for
+// A after sigma is gone (marshalCore's shape), and the fields of version 2
+// are always present. Versions 1 and 2 of es11 hold the identity there.
 const (
 	stateMagic   = "hees-es/"
-	stateVersion = 2 // the latest version; this build reads 1 and 2
+	stateVersion = 3 // the latest version; this build reads 1 to 3
 	// stateVersionPlain is the version of a state without bounds and
 	// scales.
 	stateVersionPlain = 1
+	// stateVersionBounds is the version with bounds and scales.
+	stateVersionBounds = 2
+	// stateVersionNoA is the version without the slot for A.
+	stateVersionNoA = 3
 )
 
 // stateHeader returns the header line of a saved state of strategy name in
@@ -102,21 +111,31 @@ func openState(data []byte, name string) (*stateReader, error) {
 
 // stateWriter appends the fields of a saved state.
 type stateWriter struct {
-	name string
-	b    []byte
+	name    string
+	version int
+	b       []byte
 }
 
 // newStateWriter starts a saved state of strategy name, in the plain
 // version until upgrade is called.
 func newStateWriter(name string) *stateWriter {
-	return &stateWriter{name: name, b: []byte(stateHeader(name))}
+	return newStateWriterVersion(name, stateVersionPlain)
 }
 
-// upgrade marks the state as the latest version, for a field that the
-// plain version does not have; the fields written so far stay.
+// newStateWriterVersion starts a saved state of strategy name in version v.
+func newStateWriterVersion(name string, v int) *stateWriter {
+	return &stateWriter{name: name, version: v, b: []byte(stateHeaderVersion(name, v))}
+}
+
+// upgrade marks a plain state as version 2, for the fields of bounds and
+// scales; the fields written so far stay.
 func (w *stateWriter) upgrade() {
-	head := len(stateHeader(w.name))
-	w.b = append([]byte(stateHeaderVersion(w.name, stateVersion)), w.b[head:]...)
+	if w.version >= stateVersionBounds {
+		return
+	}
+	head := len(stateHeaderVersion(w.name, w.version))
+	w.version = stateVersionBounds
+	w.b = append([]byte(stateHeaderVersion(w.name, w.version)), w.b[head:]...)
 }
 
 // finish appends the checksum and returns the complete state.

@@ -1,8 +1,6 @@
 package es
 
 import (
-	"math"
-
 	"github.com/hees-dev/hees/linalg"
 )
 
@@ -46,31 +44,34 @@ func tolFunGens(d, lambda int) int {
 	return 10 + (30*d+lambda-1)/lambda
 }
 
-// checker runs the stop criteria that need A every few generations, so
-// that their cost per evaluation stays O(d^2). A check tests whether sigma
-// still moves the mean (O(d^2)); every eigenEvery-th check adds a d×d
-// product and a symmetric eigenvalue decomposition (about 150 times the
-// cost of one matrix-vector product at d = 100), and every axisEvery-th of
-// those the eigenvectors as well (about 350 times). Spread over the
-// evaluations between them, this adds well under 0.1 matrix-vector products
-// per evaluation at d = 100 and d = 1000.
+// checker schedules the stop criteria that look at the shape of the
+// search distribution (the covariance checks of the strategies with a
+// transformation A, dense.checkCovariance, and the axis test of es11,
+// checkAxes): they run every few generations, so that their cost per
+// evaluation stays O(d^2) for a d×d matrix and O(1) per coordinate for
+// the others.
 type checker struct {
-	every  int // generations between two checks
-	count  int // checks done so far
-	cov    linalg.Dense
-	eig    linalg.EigenSym
-	values []float64
-	axes   linalg.Dense // eigenvectors of C in the columns
+	every int // generations between two checks
+	count int // checks done so far
 }
 
-// setup prepares the checker for dimension d and lambda evaluations per
-// generation.
+// setup schedules a check every ceil(checkEvals·d/lambda) generations for
+// dimension d and lambda evaluations per generation.
 func (k *checker) setup(d, lambda int) {
 	k.every = max(1, (checkEvals*d+lambda-1)/lambda)
 	k.count = 0
-	k.cov.ReuseAs(d, d)
-	k.values = make([]float64, d)
-	k.axes.ReuseAs(d, d)
+}
+
+// due reports whether a check runs after the generation just completed,
+// and counts it; n is the number of checks before it.
+func (c *core) checkDue() (n int, due bool) {
+	k := &c.checks
+	if k.every == 0 || c.gen%k.every != 0 {
+		return 0, false
+	}
+	n = k.count
+	k.count++
+	return n, true
 }
 
 // checkSigma applies the O(1) step-size limits.
@@ -84,64 +85,24 @@ func (c *core) checkSigma() Reason {
 	return ""
 }
 
-// checkCovariance runs, every checker.every generations (counted by the
-// completed generation c.gen), the criteria that need A:
-//
-//   - sigma too small: m + 0.1 sigma A e_i == m for every column i of A;
-//   - condition of C (every eigenEvery-th check): cond(C) > 1e14, or C not
-//     positive definite;
-//   - no effect axis (every axisEvery-th decomposition, the j-th such one):
-//     m + 0.1 sigma sqrt(lambda_i) v_i == m for the eigenpair
-//     (lambda_i, v_i) of C with i = j mod d, as pycma's noeffectaxis.
-//
-// For identity = true (the (1+1)-ES, whose A is I), C is not decomposed:
-// the principal axes are the coordinate axes, tested one per check.
-func (c *core) checkCovariance(identity bool) Reason {
-	k := &c.checks
-	if c.gen%k.every != 0 {
+// checkAxes is the covariance check of a strategy that samples with A = I
+// (es11): every checker.every generations, sigma too small when m +
+// 0.1 sigma e_i == m for every unit vector e_i, and no effect axis when
+// that holds for the axis i = n mod d of the n-th check (the principal
+// axes are the coordinate axes, tested one per check).
+func (c *core) checkAxes() Reason {
+	n, due := c.checkDue()
+	if !due {
 		return ""
 	}
-	d := c.cfg.Dim
-	n := k.count
-	k.count++
 	step := float64(noEffectStep * c.sigma)
-	if identity {
-		if noEffect(c.mean, step, nil) {
-			return ReasonSigmaTooSmall
-		}
-		if axis := n % d; c.mean[axis]+step == c.mean[axis] {
-			return ReasonNoEffectAxis
-		}
-		return ""
-	}
-	if noEffect(c.mean, step, &c.a) {
+	if noEffect(c.mean, step, nil) {
 		return ReasonSigmaTooSmall
 	}
-	if n%eigenEvery != 0 {
-		return ""
+	if axis := n % c.cfg.Dim; c.mean[axis]+step == c.mean[axis] {
+		return ReasonNoEffectAxis
 	}
-	withAxis := n%(eigenEvery*axisEvery) == 0
-	axis := (n / (eigenEvery * axisEvery)) % d
-	k.cov.MulAAT(&c.a)
-	if err := k.eig.Factorize(&k.cov, withAxis); err != nil {
-		return ReasonConditionCov
-	}
-	vals := k.eig.Values(k.values)
-	if !(vals[0] > 0) || vals[d-1] > condMax*vals[0] {
-		return ReasonConditionCov
-	}
-	if !withAxis {
-		return ""
-	}
-	k.eig.VectorsTo(&k.axes)
-	t := step * math.Sqrt(vals[axis])
-	for j := 0; j < d; j++ {
-		mj := c.mean[j]
-		if mj+float64(t*k.axes.At(j, axis)) != mj {
-			return ""
-		}
-	}
-	return ReasonNoEffectAxis
+	return ""
 }
 
 // noEffect reports whether m + step·a_i == m for every column a_i of a, or

@@ -104,13 +104,15 @@ func TestNewErrors(t *testing.T) {
 		{"es11", Config{Dim: 2, A0: linalg.NewIdentity(2)}, "Config.A0"},
 		{"es11", Config{Dim: 3, Sigma0: 1e300}, "Config.Sigma0 = 1e+300: must be at most 1e+150"},
 		{"cmaes", Config{Dim: 2, Sigma0: 1e100, A0: linalg.NewDense(2, 2, []float64{1, 0, -1e60, 1})}, "Config.Sigma0 = 1e+100 times the largest entry of Config.A0 is 1e+160"},
-		{"es11", Config{Dim: 1 << 20}, "Config.Dim = 1048576: es11 would need about 4.92e+04 GiB of memory for its d×d matrices"},
+		{"es11", Config{Dim: 1 << 30}, "Config.Dim = 1073741824 with 1 candidates per generation: es11 would need about 128 GiB of memory"},
 		{"cmaes", Config{Dim: 14000}, "more than MaxMemory = 8 GiB"},
-		{"hees", Config{Dim: 1 << 20}, "Config.Dim = 1048576: hees would need"},
+		{"hees", Config{Dim: 1 << 20}, "Config.Dim = 1048576 with 45 candidates per generation (Config.Pairs): hees would need about 4.92e+04 GiB"},
+		{"hees", Config{Dim: 1 << 20}, "in this dimension es11 would fit"},
 		{"cmaes", Config{Dim: 13370, Lambda: 40}, "Config.Dim = 13370 with 40 candidates per generation (Config.Lambda): cmaes would need about 8.01 GiB"},
-		{"hees", Config{Dim: 1000, Pairs: 1 << 20}, "Config.Pairs: 2097153 candidates of 1000 coordinates per generation exceed the bound of 4194304"},
-		{"hees2", Config{Dim: 1000, Pairs: 1 << 20}, "Config.Pairs: 2097153 candidates of 1000 coordinates per generation exceed the bound of 4194304"},
-		{"cmaes", Config{Dim: 100, Lambda: 100000}, "Config.Lambda: 100000 candidates of 100 coordinates"},
+		{"hees", Config{Dim: 1000, Pairs: 1 << 20}, "Config.Dim = 1000 with 2097153 candidates per generation (Config.Pairs): hees would need about 62.5 GiB"},
+		{"hees", Config{Dim: 1000, Pairs: 5000}, "with 10001 candidates per generation (Config.Pairs): 10001000 coordinates per generation exceed the bound of 4194304"},
+		{"hees2", Config{Dim: 1000, Pairs: 5000}, "with 10001 candidates per generation (Config.Pairs): 10001000 coordinates per generation exceed the bound of 4194304"},
+		{"cmaes", Config{Dim: 100, Lambda: 100000}, "with 100000 candidates per generation (Config.Lambda): 10000000 coordinates"},
 	} {
 		s, err := New(c.strategy, c.cfg)
 		if err == nil || !strings.Contains(err.Error(), c.want) || s != nil {
@@ -244,7 +246,7 @@ func TestInitialMean(t *testing.T) {
 		if x, f := s.Best(); x != nil || !math.IsInf(f, 1) {
 			t.Errorf("%s: Best before any value: %v %v", name, x, f)
 		}
-		a0 := s.Transform()
+		a0 := TransformOf(s)
 		if r, c := a0.Dims(); r != 3 || c != 3 || a0.Trace() != 3 || a0.At(0, 1) != 0 {
 			t.Errorf("%s: initial A is not the identity", name)
 		}
@@ -289,7 +291,7 @@ func TestMirroredPairs(t *testing.T) {
 			// x^± = m ± sigma |b_k| A u_k with one rounded step for both.
 			plus, minus := pop.RawRow(2*k+1), pop.RawRow(2*k+2)
 			au := make([]float64, c.d)
-			linalg.MulVec(au, s.Transform(), h.ad.u.RawRow(k))
+			linalg.MulVec(au, TransformOf(s), h.ad.u.RawRow(k))
 			for j := range m {
 				step := float64(s.Sigma() * h.ad.norms[k] * au[j])
 				if plus[j] != m[j]+step || minus[j] != m[j]-step {
@@ -403,7 +405,7 @@ func TestDeterminantNormalisation(t *testing.T) {
 					t.Fatalf("d=%d pairs=%d generation %d: log|det A| = %g not renormalised", c.d, c.pairs, g, before+h.ad.logDetG)
 				}
 			}
-			logDet, _ := linalg.LogDet(s.Transform())
+			logDet, _ := linalg.LogDet(TransformOf(s))
 			if math.Abs(logDet-h.logDetA) > 1e-10 || math.Abs(logDet) > 1e-8+1e-10 {
 				t.Fatalf("d=%d pairs=%d generation %d: log|det A| = %g, tracked %g", c.d, c.pairs, g, logDet, h.logDetA)
 			}
@@ -430,9 +432,9 @@ func TestNonFiniteHEES(t *testing.T) {
 	for g := 1; g <= nonFiniteMax; g++ {
 		m, sigma := s.Mean(nil), s.Sigma()
 		var a linalg.Dense
-		a.CopyFrom(s.Transform())
+		a.CopyFrom(TransformOf(s))
 		vals = stGeneration(t, s, nan, &pop, vals)
-		if !slices.Equal(m, s.Mean(nil)) || s.Sigma() != sigma/2 || !sameMatrix(&a, s.Transform()) {
+		if !slices.Equal(m, s.Mean(nil)) || s.Sigma() != sigma/2 || !sameMatrix(&a, TransformOf(s)) {
 			t.Fatalf("rejected generation %d changed m or A, or sigma %g -> %g", g, sigma, s.Sigma())
 		}
 		want := Reason("")
@@ -471,7 +473,7 @@ func TestNonFiniteHEES(t *testing.T) {
 		t.Fatal("no A update with four good pairs")
 	}
 	got := make([]float64, 4)
-	linalg.MulVec(got, s.Transform(), u)
+	linalg.MulVec(got, TransformOf(s), u)
 	scale := xmath.Exp(-h.logDetA / 4) // undo a renormalisation, if any
 	for j := range got {
 		if math.Abs(got[j]*scale-au[j]) > 1e-14*linalg.Norm(au) {

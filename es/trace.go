@@ -80,8 +80,7 @@ func (t *Trace) record(s Strategy, fMean float64, meanKnown bool, genBest, best 
 		Sigma:       s.Sigma(),
 	}
 	interval := max(t.Interval, 1)
-	if row.Generation%interval == 0 {
-		a := s.Transform()
+	if a := TransformOf(s); a != nil && row.Generation%interval == 0 {
 		row.Matrix = true
 		t.cov.MulAAT(a)
 		row.CondC, row.NormTraceC = t.condAndTrace(&t.cov)

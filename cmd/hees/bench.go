@@ -21,7 +21,7 @@ import (
 func benchFlags(b *benchSettings) (*flag.FlagSet, *benchLists) {
 	fs := flag.NewFlagSet("hees bench", flag.ContinueOnError)
 	lists := &benchLists{}
-	fs.StringVar(&lists.algos, "algo", "hees,cmaes,cma11", "comma-separated `STRATEGIES`: "+strings.Join(es.Names(), ", "))
+	fs.StringVar(&lists.algos, "algo", es.Recommended+","+es.Baseline, "comma-separated `STRATEGIES`: "+strings.Join(es.Names(), ", "))
 	fs.StringVar(&lists.suite, "suite", "bbob", "benchmark `SUITE`: only bbob")
 	fs.StringVar(&lists.functions, "functions", "1-24", "`LIST` of functions, such as 1-24 or 1,2,5-9")
 	fs.StringVar(&lists.dims, "dims", "2,3,5,10,20", "`LIST` of dimensions, at least 2")
@@ -31,8 +31,8 @@ func benchFlags(b *benchSettings) (*flag.FlagSet, *benchLists) {
 	fs.Float64Var(&b.Sigma0, "sigma0", 2, "initial step size `S`")
 	fs.StringVar(&lists.lower, "lower", "", "lower bounds `L` of every run, as on hees run (d numbers only with a single -dims); the runs keep -sigma0")
 	fs.StringVar(&lists.upper, "upper", "", "upper bounds `U` of every run, as on hees run")
-	fs.IntVar(&b.Pairs, "pairs", 0, "with -algo hees alone, `N` mirrored pairs (0: the default)")
-	fs.IntVar(&b.Lambda, "lambda", 0, "with -algo cmaes alone, the population size `N` (0: the default)")
+	fs.IntVar(&b.Pairs, "pairs", 0, "with -algo "+strategiesWith(populationIs(es.PopulationPairs), "or")+" (each strategy of -algo), `N` mirrored pairs (0: the default)")
+	fs.IntVar(&b.Lambda, "lambda", 0, "with -algo "+strategiesWith(populationIs(es.PopulationLambda), "or")+" (each strategy of -algo), the population size `N` (0: the default)")
 	fs.IntVar(&b.Workers, "workers", 0, "number `W` of runs at a time; 0 means the number of CPUs")
 	fs.StringVar(&b.Out, "out", "", "output directory `DIR` (required)")
 	fs.BoolVar(&b.verbose, "v", false, "show progress on standard error even when it is not a terminal")
@@ -93,8 +93,12 @@ func (b *benchSettings) check(l *benchLists) error {
 	}
 	for name := range strings.SplitSeq(l.algos, ",") {
 		name = strings.TrimSpace(name)
-		if !slices.Contains(es.Names(), name) {
+		info, err := es.Lookup(name)
+		if err != nil {
 			return usagef("-algo: unknown strategy %q (want some of %s)", name, strings.Join(es.Names(), ", "))
+		}
+		if err := checkPopulation(info, b.Pairs, b.Lambda); err != nil {
+			return err
 		}
 		if slices.Contains(b.Strategies, name) {
 			return usagef("-algo: %s is given twice", name)
@@ -129,10 +133,6 @@ func (b *benchSettings) check(l *benchLists) error {
 		return usagef("-budget %v: want a positive multiple of the dimension, at most 2^40 evaluations", b.Budget)
 	case !(b.Sigma0 > 0) || math.IsInf(b.Sigma0, 1):
 		return usagef("-sigma0 %v: want a positive finite number", b.Sigma0)
-	case b.Pairs < 0 || (b.Pairs > 0 && !onlyStrategy(b.Strategies, "hees")):
-		return usagef("-pairs %d: want a positive count, with -algo hees alone", b.Pairs)
-	case b.Lambda < 0 || b.Lambda == 1 || (b.Lambda > 0 && !onlyStrategy(b.Strategies, "cmaes")):
-		return usagef("-lambda %d: want a population size of at least 2, with -algo cmaes alone", b.Lambda)
 	case b.Workers < 0:
 		return usagef("-workers %d: want 0 (the number of CPUs) or more", b.Workers)
 	case b.Out == "":
@@ -169,11 +169,6 @@ func benchBounds(lower, upper string, dims []int) ([]float64, []float64, error) 
 		}
 	}
 	return sides[0], sides[1], nil
-}
-
-// onlyStrategy reports whether name is the only strategy of names.
-func onlyStrategy(names []string, name string) bool {
-	return len(names) == 1 && names[0] == name
 }
 
 // parseIntList reads a comma-separated list of integers and ranges A-B,

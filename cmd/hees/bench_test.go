@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hees-dev/hees/bench"
+	"github.com/hees-dev/hees/es"
 	"github.com/hees-dev/hees/internal/golden"
 	"github.com/hees-dev/hees/internal/version"
 	"github.com/hees-dev/hees/objectives"
@@ -432,5 +434,34 @@ func TestBenchUsageErrors(t *testing.T) {
 	if code := run([]string{"bench", "-h"}, strings.NewReader(""), &stdout, &stderr); code != exitOK ||
 		!strings.Contains(stdout.String(), "FNV-1a-64") || !strings.Contains(stdout.String(), "-budget B") {
 		t.Errorf("hees bench -h: exit %d, stdout %q", code, stdout.String())
+	}
+}
+
+// TestPopulationFlagsAgree: hees run (and init, which shares its flags)
+// and hees bench accept -pairs and -lambda for the same strategies, those
+// whose population the flag sets (es.PopulationParam), and refuse them for
+// the others with the same message.
+func TestPopulationFlagsAgree(t *testing.T) {
+	for _, name := range es.Names() {
+		param, err := es.PopulationParam(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			flag          string
+			pairs, lambda int
+			want          es.Population
+		}{{"-pairs", 5, 0, es.PopulationPairs}, {"-lambda", 0, 6, es.PopulationLambda}} {
+			sf := strategyFlags{algo: name, restarts: "none", sigma0: 2, pairs: c.pairs, lambda: c.lambda}
+			_, runErr := sf.config(3, 3)
+			b := benchSettings{Grid: bench.Grid{Budget: 1e4, Sigma0: 2, Pairs: c.pairs, Lambda: c.lambda, Out: "out"}}
+			benchErr := b.check(&benchLists{algos: name, suite: "bbob", functions: "1", dims: "3", instances: "1", restarts: "none"})
+			if accepted := param == c.want; (runErr == nil) != accepted || (benchErr == nil) != accepted {
+				t.Errorf("%s %s: hees run says %v, hees bench %v; want both to accept it: %v", name, c.flag, runErr, benchErr, accepted)
+			}
+			if runErr != nil && benchErr != nil && runErr.Error() != benchErr.Error() {
+				t.Errorf("%s %s: hees run says %q, hees bench %q", name, c.flag, runErr, benchErr)
+			}
+		}
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"math"
 	"os"
 	"os/signal"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -216,12 +215,12 @@ func (sf *strategyFlags) register(fs *flag.FlagSet, boxDefault string) {
 	fs.Float64Var(&sf.sigma0, "sigma0", 2, "initial step size `S` (with -lower and -upper the default is 0.3 × the box width)")
 	fs.Var(&sf.x0, "x0", "initial mean `X1,X2,...`, or @FILE: the d numbers in FILE, separated by spaces, commas or newlines (default: uniform in [-B, B]^d, drawn from the seed)")
 	fs.Float64Var(&sf.box, "box", 0, "half-width `B` of the box of a drawn x0 (default "+boxDefault+")")
-	fs.StringVar(&sf.restarts, "restarts", "none", "restart `MODE`: none; ipop (restart with a doubled population when the strategy stops); bipop (hees, hees2 and cmaes: alternate doubled populations with small ones, Hansen's BIPOP)")
+	fs.StringVar(&sf.restarts, "restarts", "none", "restart `MODE`: none; ipop (restart with a doubled population when the strategy stops); bipop ("+strategiesWith(hasPopulation, "and")+": alternate doubled populations with small ones, Hansen's BIPOP)")
 	fs.IntVar(&sf.maxRestarts, "max-restarts", 0, "with -restarts ipop or bipop, at most `N` restarts with a doubled population (0: no limit)")
 	fs.StringVar(&sf.lower, "lower", "", "lower bounds `L`: one number for every coordinate or d numbers L1,...,Ld (-inf: none); every point evaluated lies in the box")
 	fs.StringVar(&sf.upper, "upper", "", "upper bounds `U`: one number for every coordinate or d numbers U1,...,Ud (inf: none)")
-	fs.IntVar(&sf.pairs, "pairs", 0, "with -algo hees or hees2, `N` mirrored pairs: a generation evaluates 2N+1 points (0: floor(2 + 1.5 ln d), for hees2 at most d)")
-	fs.IntVar(&sf.lambda, "lambda", 0, "with -algo cmaes, the population size `N`, at least 2 (0: 4 + floor(3 ln d))")
+	fs.IntVar(&sf.pairs, "pairs", 0, "with -algo "+strategiesWith(populationIs(es.PopulationPairs), "or")+", `N` mirrored pairs: a generation evaluates 2N+1 points (0: floor(2 + 1.5 ln d), for hees2 at most d)")
+	fs.IntVar(&sf.lambda, "lambda", 0, "with -algo "+strategiesWith(populationIs(es.PopulationLambda), "or")+", the population size `N`, at least 2 (0: 4 + floor(3 ln d))")
 	fs.StringVar(&sf.stds, "stds", "", "per-coordinate scales `S1,...,Sd` (or one number): the initial step of coordinate i is sigma0*Si")
 }
 
@@ -277,7 +276,8 @@ func (sf *strategyFlags) bounds(dim int) (*es.Bounds, []float64, error) {
 // config checks the flags for dimension dim and returns the strategy's
 // configuration. box is the half-width used when -box is not given.
 func (sf *strategyFlags) config(dim int, box float64) (es.Config, error) {
-	if !slices.Contains(es.Names(), sf.algo) {
+	info, err := es.Lookup(sf.algo)
+	if err != nil {
 		return es.Config{}, usagef("unknown algorithm %q (want one of %s)", sf.algo, strings.Join(es.Names(), ", "))
 	}
 	restarts, err := es.ParseRestarts(sf.restarts)
@@ -285,7 +285,7 @@ func (sf *strategyFlags) config(dim int, box float64) (es.Config, error) {
 		return es.Config{}, usagef("-%v", err)
 	}
 	if !restarts.Supports(sf.algo) {
-		return es.Config{}, usagef("-restarts %s: %s has no population to vary (use hees, hees2 or cmaes)", restarts, sf.algo)
+		return es.Config{}, usagef("-restarts %s: %s has no population to vary (use %s)", restarts, sf.algo, strategiesWith(hasPopulation, "or"))
 	}
 	if sf.maxRestarts < 0 || (sf.maxRestarts > 0 && restarts == es.RestartsNone) {
 		return es.Config{}, usagef("-max-restarts %d: want a non-negative count, with -restarts ipop or bipop", sf.maxRestarts)
@@ -302,11 +302,8 @@ func (sf *strategyFlags) config(dim int, box float64) (es.Config, error) {
 	if sf.x0 != nil && len(sf.x0) != dim {
 		return es.Config{}, usagef("-x0 has %d numbers, want d = %d", len(sf.x0), dim)
 	}
-	switch {
-	case sf.pairs < 0 || (sf.pairs > 0 && sf.algo != "hees" && sf.algo != "hees2"):
-		return es.Config{}, usagef("-pairs %d: want a positive count, with -algo hees or hees2 (cmaes takes -lambda; the other strategies have a fixed population)", sf.pairs)
-	case sf.lambda < 0 || sf.lambda == 1 || (sf.lambda > 0 && sf.algo != "cmaes"):
-		return es.Config{}, usagef("-lambda %d: want a population size of at least 2, with -algo cmaes (hees and hees2 take -pairs; the other strategies have a fixed population)", sf.lambda)
+	if err := checkPopulation(info, sf.pairs, sf.lambda); err != nil {
+		return es.Config{}, err
 	}
 	b, stds, err := sf.bounds(dim)
 	if err != nil {
@@ -317,6 +314,54 @@ func (sf *strategyFlags) config(dim int, box float64) (es.Config, error) {
 		sigma0 = 0 // the library's default for a box: 0.3 × its width
 	}
 	return es.Config{Dim: dim, Seed: sf.seed, Sigma0: sigma0, X0: sf.x0, Box: box, Bounds: b, Stds: stds, Pairs: sf.pairs, Lambda: sf.lambda}, nil
+}
+
+// checkPopulation checks -pairs and -lambda for the strategy of info:
+// each may be given only to the strategies whose population it sets, as
+// es.Info.Population says; run, init and bench check them alike.
+func checkPopulation(info es.Info, pairs, lambda int) error {
+	switch {
+	case pairs < 0 || (pairs > 0 && info.Population != es.PopulationPairs):
+		return usagef("-pairs %d: want a positive count, with -algo %s (%s -lambda; the other strategies have a fixed population)",
+			pairs, strategiesWith(populationIs(es.PopulationPairs), "or"), takes(populationIs(es.PopulationLambda)))
+	case lambda < 0 || lambda == 1 || (lambda > 0 && info.Population != es.PopulationLambda):
+		return usagef("-lambda %d: want a population size of at least 2, with -algo %s (%s -pairs; the other strategies have a fixed population)",
+			lambda, strategiesWith(populationIs(es.PopulationLambda), "or"), takes(populationIs(es.PopulationPairs)))
+	}
+	return nil
+}
+
+// hasPopulation selects the strategies with a population to vary.
+func hasPopulation(i es.Info) bool { return i.Population != es.PopulationFixed }
+
+// populationIs selects the strategies whose population is set by p.
+func populationIs(p es.Population) func(es.Info) bool {
+	return func(i es.Info) bool { return i.Population == p }
+}
+
+// strategiesWith lists the strategies that keep selects, as "a, b or c"
+// (conj "or") or "a, b and c" (conj "and"), for messages and help texts
+// that the table of strategies keeps up to date.
+func strategiesWith(keep func(es.Info) bool, conj string) string {
+	var names []string
+	for _, info := range es.Strategies() {
+		if keep(info) {
+			names = append(names, info.Name)
+		}
+	}
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " " + conj + " " + names[len(names)-1]
+}
+
+// takes is "a takes" or "a and b take" for the strategies keep selects.
+func takes(keep func(es.Info) bool) string {
+	list := strategiesWith(keep, "and")
+	if strings.Contains(list, " and ") {
+		return list + " take"
+	}
+	return list + " takes"
 }
 
 // strategy returns the strategy the flags name, configured by cfg: the plain

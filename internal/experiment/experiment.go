@@ -121,8 +121,8 @@ func (e *Fig2) Check() error {
 
 // fig2Strategies are the strategies of Figure 2 with their panel titles.
 var fig2Strategies = []struct{ name, title string }{
-	{"hees14", "(1+4)-HE-ES (hees14)"},
-	{"cma11", "(1+1)-CMA-ES (cma11)"},
+	{es.HEES14, "(1+4)-HE-ES (" + es.HEES14 + ")"},
+	{es.CMA11, "(1+1)-CMA-ES (" + es.CMA11 + ")"},
 }
 
 // fig2Run is the record of one run: the values at each recorded iteration.
@@ -234,7 +234,11 @@ func (e *Fig2) oneRun(name string, seed uint64, its []int) (fig2Run, error) {
 		if gen != its[next] {
 			continue
 		}
-		cov.MulAAT(s.Transform())
+		a := es.TransformOf(s)
+		if a == nil {
+			return r, fmt.Errorf("%s has no transformation A to measure", name)
+		}
+		cov.MulAAT(a)
 		cond, trace := math.NaN(), math.NaN()
 		if eig.Factorize(&cov, false) == nil {
 			values = eig.Values(values)
@@ -425,7 +429,7 @@ type Condition struct {
 
 // ConditionStrategies and ConditionNumbers span the grid of Condition.
 var (
-	ConditionStrategies = []string{"hees14", "hees", "cma11", "es11"}
+	ConditionStrategies = []string{es.HEES14, es.HEES, es.CMA11, es.ES11}
 	ConditionNumbers    = []float64{1, 1e2, 1e4, 1e6}
 )
 

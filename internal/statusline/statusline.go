@@ -115,8 +115,8 @@ func (d *Display) line(pr es.Progress) string {
 		s += fmt.Sprintf("  restarts %d", pr.Restarts)
 	}
 	s += fmt.Sprintf("  best %.6g  sigma %.3g", pr.Best, pr.Strategy.Sigma())
-	if pr.Strategy.Dim() <= MaxCondDim {
-		d.c.MulAAT(pr.Strategy.Transform()) // C = A A^T
+	if a := es.TransformOf(pr.Strategy); a != nil && pr.Strategy.Dim() <= MaxCondDim {
+		d.c.MulAAT(a) // C = A A^T
 		if cond, err := linalg.CondSym(&d.c); err == nil {
 			s += fmt.Sprintf("  cond %.3g", cond)
 		}
