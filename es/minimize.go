@@ -135,26 +135,76 @@ type Options struct {
 	Hessian *linalg.Dense
 }
 
-// OnError is a policy for failed evaluations (Options.OnError).
+// OnError is a policy for failed evaluations (Options.OnError), the one
+// vocabulary of the library, the command line and the saved runs: its
+// words are "stop" and "nan" (ParseOnError, Word).
 type OnError string
 
-// The failure policies. The strings are stable: the command line takes
-// them as given here ("nan" there is OnErrorWorst).
+// The failure policies. The constants' strings are stable: saved runs of
+// older versions hold them.
 const (
 	// OnErrorStop stops the run at the first failed point with
-	// ReasonObjectiveError and an *ObjectiveError (the zero value).
+	// ReasonObjectiveError and an *ObjectiveError (the zero value; its
+	// word is "stop").
 	OnErrorStop OnError = ""
 	// OnErrorWorst tells a failed point to the strategy as NaN, which
-	// ranks worst: it counts as an evaluation and the run goes on.
+	// ranks worst: it counts as an evaluation and the run goes on (its
+	// word is "nan").
 	OnErrorWorst OnError = "worst"
 )
+
+// ParseOnError returns the failure policy called word: "stop" or "nan",
+// the words of the command line, or the constants' own strings ("" and
+// "worst"), which older saved runs hold. Anything else is an error that
+// names the words.
+func ParseOnError(word string) (OnError, error) {
+	switch word {
+	case "stop", string(OnErrorStop):
+		return OnErrorStop, nil
+	case "nan", string(OnErrorWorst):
+		return OnErrorWorst, nil
+	}
+	return OnErrorStop, fmt.Errorf("on-error %q: want stop or nan", word)
+}
+
+// Word returns the word of the policy: "stop" or "nan" (for a value that
+// is neither constant, its string).
+func (o OnError) Word() string {
+	switch o {
+	case OnErrorStop:
+		return "stop"
+	case OnErrorWorst:
+		return "nan"
+	}
+	return string(o)
+}
+
+// MarshalText writes the policy's word, so that saved runs hold the words
+// of the command line.
+func (o OnError) MarshalText() ([]byte, error) {
+	if _, err := ParseOnError(string(o)); err != nil {
+		return nil, fmt.Errorf("es: %w", err)
+	}
+	return []byte(o.Word()), nil
+}
+
+// UnmarshalText reads a word or a constant's string (ParseOnError).
+func (o *OnError) UnmarshalText(text []byte) error {
+	v, err := ParseOnError(string(text))
+	if err != nil {
+		return fmt.Errorf("es: %w", err)
+	}
+	*o = v
+	return nil
+}
 
 // DefaultMaxFailures is the number of failed points in a row after which a
 // run with OnErrorWorst stops (Options.MaxFailures 0).
 const DefaultMaxFailures = 50
 
-// MaxRetries bounds Options.Retries.
-const MaxRetries = 100
+// MaxRetries bounds Options.Retries, and the retries of every failure
+// policy of hees (the command line, the ask/tell state and its workers).
+const MaxRetries = 1000
 
 // ReasonTooManyFailures: Options.MaxFailures points in a row failed under
 // OnErrorWorst. The string is stable like the others.
@@ -436,7 +486,7 @@ func checkOptions(p Problem, s Strategy, opt Options) error {
 	case opt.MaxTime < 0:
 		return fmt.Errorf("es: Minimize: Options.MaxTime = %v is negative", opt.MaxTime)
 	case opt.OnError != OnErrorStop && opt.OnError != OnErrorWorst:
-		return fmt.Errorf("es: Minimize: Options.OnError = %q: want %q or %q", opt.OnError, OnErrorStop, OnErrorWorst)
+		return fmt.Errorf("es: Minimize: Options.OnError = %q: want OnErrorStop or OnErrorWorst", opt.OnError)
 	case opt.Retries < 0 || opt.Retries > MaxRetries:
 		return fmt.Errorf("es: Minimize: Options.Retries = %d: must be in [0, %d]", opt.Retries, MaxRetries)
 	}

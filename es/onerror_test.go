@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -126,5 +127,30 @@ func TestOnErrorMaxFailures(t *testing.T) {
 		if _, err := Minimize(context.Background(), p, stNew(t, CMAES, Config{Dim: 4}), opt); err == nil {
 			t.Errorf("%+v: no error", opt)
 		}
+	}
+}
+
+// TestOnErrorWords: the failure policies' words, as the command line and
+// saved runs spell them, and the constants' own strings, which older saved
+// runs hold, read back; anything else is an error naming the words.
+func TestOnErrorWords(t *testing.T) {
+	for word, want := range map[string]OnError{"stop": OnErrorStop, "": OnErrorStop, "nan": OnErrorWorst, "worst": OnErrorWorst} {
+		got, err := ParseOnError(word)
+		if err != nil || got != want {
+			t.Errorf("ParseOnError(%q) = %q, %v; want %q", word, got, err, want)
+		}
+		text, err := got.MarshalText()
+		var back OnError
+		if err != nil || back.UnmarshalText(text) != nil || back != want || string(text) != want.Word() {
+			t.Errorf("%q: MarshalText %q, %v; read back %q", word, text, err, back)
+		}
+	}
+	for _, word := range []string{"Stop", "NaN", "retry", " nan"} {
+		if _, err := ParseOnError(word); err == nil || !strings.Contains(err.Error(), "want stop or nan") {
+			t.Errorf("ParseOnError(%q): %v, want an error naming the words", word, err)
+		}
+	}
+	if _, err := OnError("bogus").MarshalText(); err == nil {
+		t.Error("MarshalText of an unknown policy: no error")
 	}
 }

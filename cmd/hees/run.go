@@ -178,10 +178,11 @@ func (rf *runFlags) check(set map[string]bool) error {
 		return usagef("-checkpoint-every needs -checkpoint FILE")
 	case rf.checkpointEvery < 1:
 		return usagef("-checkpoint-every %d: want at least 1", rf.checkpointEvery)
-	case rf.onError != "stop" && rf.onError != "nan":
-		return usagef("-on-error %q: want stop or nan", rf.onError)
 	case rf.retries < 0 || rf.retries > es.MaxRetries:
 		return usagef("-retries %d: want 0 to %d", rf.retries, es.MaxRetries)
+	}
+	if _, err := es.ParseOnError(rf.onError); err != nil {
+		return usagef("-%v", err)
 	}
 	if err := rf.outputFlags.check(); err != nil {
 		return err
@@ -293,9 +294,7 @@ func (rf *runFlags) settings(problem objectives.Problem) checkpoint.Settings {
 		Retries:     rf.retries,
 		Log:         rf.log,
 	}
-	if rf.onError == "nan" {
-		rs.OnError = es.OnErrorWorst
-	}
+	rs.OnError, _ = es.ParseOnError(rf.onError) // checked by check
 	if problem != nil {
 		rs.Problem = rf.problem
 	}
