@@ -101,12 +101,10 @@ func (c *core) Name() string { return c.name }
 // Dim returns the dimension of the search space.
 func (c *core) Dim() int { return c.cfg.Dim }
 
-// Mean copies the current mean, mapped into the box, into dst (allocating
-// when dst is nil) and returns it.
+// Mean copies the current mean, mapped into the box, into dst resized to
+// Dim (its storage reused when large enough) and returns it.
 func (c *core) Mean(dst []float64) []float64 {
-	if dst == nil {
-		dst = make([]float64, len(c.mean))
-	}
+	dst = slicesGrow(dst, len(c.mean))
 	c.out.apply(dst, c.mean)
 	return dst
 }
@@ -178,7 +176,7 @@ func (c *core) checkAsk(pop *linalg.Dense) error {
 		return fmt.Errorf("es: %s: Ask needs a matrix to write the candidates into, got nil", c.name)
 	}
 	if c.stop != "" {
-		return fmt.Errorf("es: %s: Ask after the strategy stopped (%s)", c.name, c.stop)
+		return errorOf(ErrStopped, "es: %s: Ask after the strategy stopped (%s)", c.name, c.stop)
 	}
 	return nil
 }
@@ -186,7 +184,7 @@ func (c *core) checkAsk(pop *linalg.Dense) error {
 // checkTell returns an error when the values f cannot be told.
 func (c *core) checkTell(f []float64, rows int) error {
 	if !c.pending {
-		return fmt.Errorf("es: %s: Tell without a pending Ask", c.name)
+		return errorOf(ErrNoAsk, "es: %s: Tell without a pending Ask", c.name)
 	}
 	if len(f) != rows {
 		return fmt.Errorf("es: %s: Tell got %d values for the %d candidates asked", c.name, len(f), rows)
@@ -266,7 +264,7 @@ func readConfig(r *stateReader, name string) (Config, error) {
 	}
 	rc, err := resolve(name, cfg)
 	if err != nil {
-		return cfg, fmt.Errorf("es: saved %s state corrupt: %w", name, err)
+		return cfg, errorOf(ErrCorruptState, "es: saved %s state corrupt: %w", name, err)
 	}
 	return rc, nil
 }
@@ -352,6 +350,8 @@ func (c *core) unmarshalCore(r *stateReader, sh shape) {
 		r.fail("best point with the value %v, which is never a best value", c.bestF)
 	case !(c.sigma > 0):
 		r.fail("sigma = %v", c.sigma)
+	case !knownReason(c.stop):
+		r.fail("unknown stop reason %q", c.stop)
 	case c.evals < 0 || c.gen < 0 || c.nonFinite < 0 || c.flatGens < 0 || c.checks.count < 0:
 		r.fail("negative counter")
 	}

@@ -54,6 +54,9 @@ package es
 
 import (
 	"encoding"
+	"errors"
+	"fmt"
+	"slices"
 
 	"github.com/hees-dev/hees/linalg"
 )
@@ -90,9 +93,10 @@ type Strategy interface {
 	// rows asked.
 	Tell(f []float64) error
 
-	// Mean copies the current mean into dst (allocating when dst is nil) and
-	// returns it; with Config.Bounds or Config.Stds, the mean carried to the
-	// objective's space (Section 14.3).
+	// Mean copies the current mean into dst, resized to Dim (its storage is
+	// reused when large enough, so nil allocates), and returns it; with
+	// Config.Bounds or Config.Stds, the mean carried to the objective's
+	// space (Section 14.3).
 	Mean(dst []float64) []float64
 	// Sigma is the current global step size, in the strategy's own space
 	// (the units of Config.Stds when given). The strategies that keep a
@@ -164,4 +168,63 @@ const (
 	// Adding a fifth of a standard deviation in some coordinate no longer
 	// changes the mean (pycma's noeffectcoord; cmaes only).
 	ReasonNoEffectCoord Reason = "no effect coordinate"
+	// Options.MaxFailures points in a row failed under OnErrorWorst.
+	ReasonTooManyFailures Reason = "too many failures"
+	// The strategy rejected an Ask or a Tell of the driver (a bug, reported
+	// with the error), or returned a generation that is not one (no rows,
+	// or rows of the wrong length).
+	ReasonStrategyError Reason = "strategy error"
 )
+
+// Reasons returns every stop reason, the one list of them: the reasons a
+// saved run may hold besides "".
+func Reasons() []Reason {
+	return []Reason{ReasonMaxEvals, ReasonTarget, ReasonTimeLimit, ReasonCanceled, ReasonTolFun,
+		ReasonSigmaTooSmall, ReasonSigmaTooLarge, ReasonConditionCov, ReasonNoEffectAxis,
+		ReasonNotFinite, ReasonMinusInf, ReasonObjectiveError, ReasonTolFunHist, ReasonTolX,
+		ReasonStagnation, ReasonNoEffectCoord, ReasonTooManyFailures, ReasonStrategyError}
+}
+
+// ParseReason returns the stop reason s, one of Reasons() or "" (no stop),
+// or an error for any other string: a saved run that holds one is corrupt.
+func ParseReason(s string) (Reason, error) {
+	if r := Reason(s); r == "" || slices.Contains(Reasons(), r) {
+		return r, nil
+	}
+	return "", fmt.Errorf("es: unknown stop reason %q", s)
+}
+
+// knownReason reports whether r is "" or one of Reasons().
+func knownReason(r Reason) bool {
+	_, err := ParseReason(string(r))
+	return err == nil
+}
+
+// The errors that callers may want to tell apart, matched with errors.Is:
+// the error returned has a message of its own that says more.
+var (
+	// ErrStopped: Ask or Tell on a strategy or a Run that has stopped.
+	ErrStopped = errors.New("es: stopped")
+	// ErrNoAsk: Tell without a pending Ask.
+	ErrNoAsk = errors.New("es: no pending Ask")
+	// ErrCorruptState: Load or UnmarshalBinary of bytes that are not a
+	// saved state this build reads (not a state, truncated, corrupt, of
+	// another strategy, or of an unknown version).
+	ErrCorruptState = errors.New("es: not a usable saved state")
+)
+
+// kindError is an error with its own message that errors.Is also matches
+// with one of the errors above (its kind).
+type kindError struct {
+	err  error
+	kind error
+}
+
+// errorOf returns an error with the message fmt.Errorf(format, args...)
+// makes (wrapping what it wraps) that errors.Is matches with kind too.
+func errorOf(kind error, format string, args ...any) error {
+	return &kindError{err: fmt.Errorf(format, args...), kind: kind}
+}
+
+func (e *kindError) Error() string   { return e.err.Error() }
+func (e *kindError) Unwrap() []error { return []error{e.err, e.kind} }

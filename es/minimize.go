@@ -206,10 +206,6 @@ const DefaultMaxFailures = 50
 // policy of hees (the command line, the ask/tell state and its workers).
 const MaxRetries = 1000
 
-// ReasonTooManyFailures: Options.MaxFailures points in a row failed under
-// OnErrorWorst. The string is stable like the others.
-const ReasonTooManyFailures Reason = "too many failures"
-
 // Progress describes the state of a run after one generation.
 type Progress struct {
 	// Strategy is the strategy being run. Read it; do not call Ask or Tell.
@@ -313,10 +309,6 @@ func (e *ObjectiveError) Unwrap() error {
 	return err
 }
 
-// ReasonStrategyError: the strategy rejected an Ask or a Tell of the driver
-// (a bug, reported with the error). The string is stable like the others.
-const ReasonStrategyError Reason = "strategy error"
-
 // Minimize runs strategy s on problem p until a stopping criterion fires,
 // and returns the best point found.
 //
@@ -357,6 +349,9 @@ const ReasonStrategyError Reason = "strategy error"
 // state, and a strategy that has stopped returns at once with its reason.
 func Minimize(ctx context.Context, p Problem, s Strategy, opt Options) (Result, error) {
 	start := time.Now()
+	if ctx == nil {
+		return Result{F: math.Inf(1)}, errors.New("es: Minimize: nil Context (use context.Background())")
+	}
 	if err := checkOptions(p, s, opt); err != nil {
 		return Result{F: math.Inf(1)}, err
 	}
@@ -479,8 +474,8 @@ func checkOptions(p Problem, s Strategy, opt Options) error {
 		return errors.New("es: Minimize: nil Problem")
 	case s == nil:
 		return errors.New("es: Minimize: nil Strategy")
-	case isUnsetIPOP(s):
-		return fmt.Errorf("es: Minimize: %w", errZeroIPOP)
+	case unsetWrapper(s) != nil:
+		return fmt.Errorf("es: Minimize: %w", unsetWrapper(s))
 	case opt.Workers < 0 || opt.Workers > MaxWorkers:
 		return fmt.Errorf("es: Minimize: Options.Workers = %d: must be in [0, %d]", opt.Workers, MaxWorkers)
 	case opt.MaxTime < 0:

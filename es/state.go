@@ -2,8 +2,6 @@ package es
 
 import (
 	"encoding/binary"
-	"errors"
-	"fmt"
 	"hash/crc32"
 	"math"
 	"strconv"
@@ -59,7 +57,7 @@ func stateHeaderVersion(name string, v int) string {
 // the version is known to be readable.
 func parseStateHeader(data []byte) (name string, version int, err error) {
 	if !strings.HasPrefix(string(data[:min(len(data), len(stateMagic))]), stateMagic) {
-		return "", 0, errors.New("es: not a saved strategy state (missing \"" + stateMagic + "\" header)")
+		return "", 0, errorOf(ErrCorruptState, "es: not a saved strategy state (missing %q header)", stateMagic)
 	}
 	nl := -1
 	for i := len(stateMagic); i < len(data) && i < len(stateMagic)+64; i++ {
@@ -69,17 +67,17 @@ func parseStateHeader(data []byte) (name string, version int, err error) {
 		}
 	}
 	if nl < 0 {
-		return "", 0, errors.New("es: saved state truncated or corrupt: header line not terminated")
+		return "", 0, errorOf(ErrCorruptState, "es: saved state truncated or corrupt: header line not terminated")
 	}
 	head := string(data[len(stateMagic):nl])
 	slash := strings.LastIndex(head, "/v")
 	if slash < 0 {
-		return "", 0, fmt.Errorf("es: saved state header %q has no version", head)
+		return "", 0, errorOf(ErrCorruptState, "es: saved state header %q has no version", head)
 	}
 	name = head[:slash]
 	version, err = strconv.Atoi(head[slash+2:])
 	if err != nil {
-		return "", 0, fmt.Errorf("es: saved state header %q has a malformed version", head)
+		return "", 0, errorOf(ErrCorruptState, "es: saved state header %q has a malformed version", head)
 	}
 	return name, version, nil
 }
@@ -92,19 +90,19 @@ func openState(data []byte, name string) (*stateReader, error) {
 		return nil, err
 	}
 	if got != name {
-		return nil, fmt.Errorf("es: saved state is of strategy %q, cannot restore it into %q", got, name)
+		return nil, errorOf(ErrCorruptState, "es: saved state is of strategy %q, cannot restore it into %q", got, name)
 	}
 	if version < stateVersionPlain || version > stateVersion {
-		return nil, fmt.Errorf("es: saved %s state has version v%d, this build reads v%d to v%d", name, version, stateVersionPlain, stateVersion)
+		return nil, errorOf(ErrCorruptState, "es: saved %s state has version v%d, this build reads v%d to v%d", name, version, stateVersionPlain, stateVersion)
 	}
 	head := len(stateHeaderVersion(name, version))
 	if len(data) < head+4 {
-		return nil, fmt.Errorf("es: saved %s state truncated: %d bytes", name, len(data))
+		return nil, errorOf(ErrCorruptState, "es: saved %s state truncated: %d bytes", name, len(data))
 	}
 	body := data[head : len(data)-4]
 	want := binary.LittleEndian.Uint32(data[len(data)-4:])
 	if got := crc32.ChecksumIEEE(data[:len(data)-4]); got != want {
-		return nil, fmt.Errorf("es: saved %s state truncated or corrupt: checksum %08x, want %08x", name, got, want)
+		return nil, errorOf(ErrCorruptState, "es: saved %s state truncated or corrupt: checksum %08x, want %08x", name, got, want)
 	}
 	return &stateReader{name: name, version: version, b: body}, nil
 }
@@ -200,7 +198,7 @@ type stateReader struct {
 
 func (r *stateReader) fail(format string, args ...any) {
 	if r.err == nil {
-		r.err = fmt.Errorf("es: saved %s state corrupt: "+format, append([]any{r.name}, args...)...)
+		r.err = errorOf(ErrCorruptState, "es: saved %s state corrupt: "+format, append([]any{r.name}, args...)...)
 	}
 }
 
@@ -209,7 +207,7 @@ func (r *stateReader) take(n int) []byte {
 		return nil
 	}
 	if n < 0 || n > len(r.b) {
-		r.err = fmt.Errorf("es: saved %s state truncated", r.name)
+		r.err = errorOf(ErrCorruptState, "es: saved %s state truncated", r.name)
 		return nil
 	}
 	p := r.b[:n]
@@ -303,7 +301,7 @@ func (r *stateReader) matrix(m *linalg.Dense) {
 // done reports the first error, or an error if bytes are left over.
 func (r *stateReader) done() error {
 	if r.err == nil && len(r.b) != 0 {
-		r.err = fmt.Errorf("es: saved %s state corrupt: %d unread bytes", r.name, len(r.b))
+		r.err = errorOf(ErrCorruptState, "es: saved %s state corrupt: %d unread bytes", r.name, len(r.b))
 	}
 	return r.err
 }

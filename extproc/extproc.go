@@ -271,6 +271,8 @@ func Start(ctx context.Context, command string, procs int, opts Options) (*Pool,
 		return nil, fmt.Errorf("extproc: %w", err)
 	}
 	switch {
+	case ctx == nil:
+		return nil, errors.New("extproc: nil Context (use context.Background())")
 	case procs < 1 || procs > MaxProcs:
 		return nil, fmt.Errorf("extproc: %d processes requested, want 1 to %d", procs, MaxProcs)
 	case opts.EvalTimeout < 0:
