@@ -9,6 +9,35 @@ import (
 	"github.com/hees-dev/hees/rng"
 )
 
+// The generation every strategy follows. A strategy is a struct of its own
+// file that embeds core (and dense when it keeps a full transformation A);
+// its row of the table (registry.go) makes it known. Its methods follow one
+// skeleton, with the helpers of core named here:
+//
+//	setup(cfg)       from the Config resolve completed: setupCore (mean,
+//	                 sigma, best point, counters, the schedule of the
+//	                 covariance checks), setupDense for A, then its own
+//	                 constants and state
+//	Ask(pop)         checkAsk; at the first Ask of a generation, draw its
+//	                 vectors, vector k from the sub-stream (seed,
+//	                 purposeSample, generation, k), and set pending; write
+//	                 the candidates into pop (resize); toBox carries them
+//	                 into the box of Config.Bounds
+//	Tell(f)          checkTell; count the evaluations; update the best point
+//	                 (improves, setBest); rank (rankOrder: NaN and +Inf
+//	                 last, ties by row), by penalized values in a box; the
+//	                 strategy's update; gen++ and pending = false; the stop
+//	                 criteria: its own, then checkSigma and the covariance
+//	                 checks (dense.checkCovariance, checkAxes)
+//	MarshalBinary    newStateWriter, marshalCore with its shape, its fields
+//	UnmarshalBinary  openStrategyState; setup a fresh value with the saved
+//	                 Config; unmarshalCore; its fields; r.done(); redraw the
+//	                 vectors of a pending generation (a function of the
+//	                 seed); then replace the receiver
+//
+// Nothing else is shared, and nothing here assumes a d×d matrix: core holds
+// O(d) numbers.
+
 // The purposes of the random sub-streams of a strategy. A draw is a
 // function of (seed, purpose, generation, index) only, so the saved state
 // needs no generator position.
@@ -20,8 +49,8 @@ const (
 	purposeSample rng.Purpose = 2
 )
 
-// core is the state every strategy shares: configuration, search
-// distribution m + sigma A N(0, I), best-so-far, counters and stop state.
+// core is the state every strategy shares: configuration, the mean and
+// sigma of the search distribution, best-so-far, counters and stop state.
 type core struct {
 	name string
 	row  *strategyRow // the strategy's row of the table

@@ -4,7 +4,7 @@
 // # Strategies
 //
 // Every strategy has a short name used by the library, the command line and
-// files alike:
+// files alike (the constants ES11, HEES14, ...):
 //
 //	es11    (1+1)-ES with the 1/5 success rule
 //	hees14  (1+4)-HE-ES of Glasmachers & Krause, Algorithm 4
@@ -19,6 +19,14 @@
 // "hees2"); docs/ALGORITHMS.md Section 17 lists its departures from the
 // paper. hees14 and hees are the paper's algorithms exactly.
 //
+// Strategies and Lookup describe each strategy (Info: its population
+// parameter, whether it is elitist, whether it keeps a full transformation
+// A, the restarts it supports), so that a caller choosing one by name
+// names none itself. The strategies that keep a d×d matrix A implement
+// Transformer; one with O(d) memory does not. Each strategy is one file
+// and one row of the package's table of strategies (docs/ALGORITHMS.md,
+// "Adding a strategy").
+
 // # The ask/tell contract
 //
 // A Strategy proposes a generation of candidates with Ask and learns from
