@@ -122,7 +122,7 @@ func TestParseErrors(t *testing.T) {
 // supports, and that its canonical name starts with it.
 func TestNames(t *testing.T) {
 	names := Names()
-	if len(names) != len(classicFunctions)+BBOBFunctions {
+	if len(names) != len(classicFunctions)+BBOBFunctions+BBOBNoisyLast-BBOBNoisyFirst+1 {
 		t.Fatalf("Names() has %d names", len(names))
 	}
 	for _, name := range names {
@@ -135,7 +135,7 @@ func TestNames(t *testing.T) {
 			t.Errorf("Parse(%q).Name() = %q", name, p.Name())
 		}
 	}
-	if names[len(names)-1] != "bbob/f24" || !slices.Contains(names, "rotellipsoid") {
+	if names[len(names)-1] != "bbob-noisy/f130" || !slices.Contains(names, "bbob/f24") || !slices.Contains(names, "rotellipsoid") {
 		t.Errorf("Names() = %v", names)
 	}
 }
