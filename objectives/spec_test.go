@@ -159,6 +159,7 @@ func FuzzParse(f *testing.F) {
 		"sphere", "ellipsoid:cond=1e4", "rotellipsoid:seed=3,cond=10", "quadratic:seed=3,cond=1e4",
 		"cigar:cond=1e300", "twoaxes", "bbob/f10/i3", "bbob/f21", "bbob/f7/i214648", "bbob/f20/i01",
 		"ellipsoid:cond=1e4,cond=2", "bbob/f3/i1:x=1", ":", "bbob//", "rosenbrock:,",
+		"bbob-noisy/f101/i3", "bbob-noisy/f0130", "bbob-noisy/f100", "bbob-noisy//i1",
 	} {
 		f.Add(spec, uint8(3))
 	}
