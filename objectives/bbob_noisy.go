@@ -47,9 +47,9 @@ type Noisy interface {
 	// the same value. It panics, as Eval does, if len(x) != Dim().
 	EvalKeyed(x []float64, seed, key uint64) float64
 	// Noiseless returns the value at x without noise (and without the
-	// noisy functions' penalty outside [−5, 5]^D): COCO's "noise-free"
-	// value, which its targets f* + Δf refer to. It panics, as Eval does,
-	// if len(x) != Dim().
+	// boundary term that the noisy values add outside [−5, 5]^D): COCO's
+	// "noise-free" value, which its targets f* + Δf refer to. It panics,
+	// as Eval does, if len(x) != Dim().
 	Noiseless(x []float64) float64
 }
 
@@ -57,17 +57,17 @@ type Noisy interface {
 type noiseModel uint8
 
 const (
-	gaussianNoise noiseModel = iota // f·exp(β·N(0, 1))
-	uniformNoise                    // f·U^β·max(1, (1e9/f)^(α·U'))
-	cauchyNoise                     // f + α·max(0, 1000 + [U < p]·N/|N'|)
+	gaussianNoise noiseModel = iota // Δ·exp(β·N)
+	uniformNoise                    // Δ·U1^β·max(1, (1e9/Δ)^(α·U2))
+	cauchyNoise                     // f + α·max(0, 1000 + [U < p]·N1/|N2|)
 )
 
 // noisyFunction is one function of the suite: its noiseless base (a bbob
 // function, whose seed it uses) and its noise.
 type noisyFunction struct {
 	base   int        // 1, 8, 7, 10, 14, 17, 19 or 21
-	model  noiseModel //
-	severe bool       // the strong noise (f107 on), else the moderate one
+	model  noiseModel // Gaussian, uniform or Cauchy
+	severe bool       // the severe noise (f107 on), else the moderate one
 }
 
 // noisyFunctions lists f101 … f130 in order. The bases are sphere (f1),
@@ -89,22 +89,23 @@ var noisyFunctions = [BBOBNoisyLast - BBOBNoisyFirst + 1]noisyFunction{
 
 // Noise parameters of docs/BBOB.md §9.
 const (
-	noiseBetaModerate   = 0.01 // β of the moderate Gaussian and uniform noise
-	noiseBetaSevere     = 1    // β of the severe ones
-	cauchyAlphaModerate = 0.01 // α of the moderate Cauchy noise
-	cauchyAlphaSevere   = 1    //
-	cauchyPModerate     = 0.05 // probability of an outlier, moderate
-	cauchyPSevere       = 0.2  //
-	cauchyOffset        = 1e3  // the Cauchy noise adds α·1000 (and more)
-	uniformAlphaBase    = 0.49 // α = c·(0.49 + 1/D), c = 0.01 or 1
-	uniformScaleNum     = 1e9  // the factor (1e9/(f + 1e-99))^(α·U)
-	noiseTiny           = 1e-99
-	cauchyTiny          = 1e-199
-	boundaryFactor      = 100 // COCO's 100·Σ (x_i − clamp(x_i))²
-	cocoSeedStart       = 30  // COCO's noise seeds start at 30 …
-	cocoSeedMax         = 1e9 // … and go back to 1 after 1e9
-	ellipsoidCondNoisy  = 1e4 // f116-f118: the rotated ellipsoid with 1e4
-	griewankFactorNoisy = 1   // f125-f127: 1 + Σ(…)/(D−1)
+	noiseBetaModerate    = 0.01 // β of the moderate Gaussian and uniform noise
+	noiseBetaSevere      = 1    // β of the severe ones
+	uniformAlphaBase     = 0.49 // α = c·(0.49 + 1/D) of the uniform noise …
+	uniformAlphaModerate = 0.01 // … with c = 0.01 (moderate) or 1 (severe)
+	uniformScaleNum      = 1e9  // the factor (1e9/(Δ + 1e-99))^(α·U2)
+	noiseTiny            = 1e-99
+	cauchyAlphaModerate  = 0.01 // α of the moderate Cauchy noise
+	cauchyAlphaSevere    = 1    // α of the severe one
+	cauchyPModerate      = 0.05 // probability of an outlier, moderate
+	cauchyPSevere        = 0.2  // probability of an outlier, severe
+	cauchyOffset         = 1e3  // the Cauchy noise adds α·1000 (and more)
+	cauchyTiny           = 1e-199
+	boundaryFactor       = 100 // COCO's 100·Σ (x_i − clamp(x_i))²
+	cocoSeedStart        = 30  // COCO's noise seeds start at 30 …
+	cocoSeedMax          = 1e9 // … and go back to 1 after 1e9
+	ellipsoidCondNoisy   = 1e4 // f116-f118: the rotated ellipsoid with 1e4
+	griewankFactorNoisy  = 1   // f125-f127: 1 + Σ(…)/(D−1)
 )
 
 // noiseShift is COCO's 1.01·tol with tol = 1e-8, computed as the product of
@@ -214,7 +215,7 @@ func NewBBOBNoisy(function, instance, dim int) (Noisy, error) {
 		// COCO: 0.01·(0.49 + 1/D) and β = 0.01, or 0.49 + 1.0/D and β = 1.
 		p.alpha, p.beta = uniformAlphaBase+1/float64(dim), noiseBetaSevere
 		if !nf.severe {
-			p.alpha, p.beta = 0.01*p.alpha, noiseBetaModerate
+			p.alpha, p.beta = uniformAlphaModerate*p.alpha, noiseBetaModerate
 		}
 	case cauchyNoise:
 		p.alpha, p.p = cauchyAlphaModerate, cauchyPModerate

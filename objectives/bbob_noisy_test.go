@@ -560,3 +560,36 @@ func TestParseBBOBNoisy(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkBBOBNoisy measures the three evaluations of a noisy function of
+// each noise model at d = 40: COCO's sequence (two or three runs of the
+// legacy generator per call), the keyed noise and the noise-free value.
+func BenchmarkBBOBNoisy(b *testing.B) {
+	const dim = 40
+	x := referencePoint(1, 1, dim, 1)
+	for _, f := range []int{107, 108, 109, 128} {
+		p, err := NewBBOBNoisy(f, 1, dim)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, mode := range []string{"Eval", "EvalKeyed", "Noiseless"} {
+			b.Run(fmt.Sprintf("f%d/%s/d=%d", f, mode, dim), func(b *testing.B) {
+				sink, key := 0.0, uint64(0)
+				for b.Loop() {
+					switch mode {
+					case "Eval":
+						sink += p.Eval(x)
+					case "EvalKeyed":
+						key++
+						sink += p.EvalKeyed(x, 1, key)
+					default:
+						sink += p.Noiseless(x)
+					}
+				}
+				if math.IsNaN(sink) {
+					b.Fatal("NaN")
+				}
+			})
+		}
+	}
+}
