@@ -65,6 +65,21 @@ func (f FuncContext) Eval(x []float64) float64 {
 	return v
 }
 
+// KeyedProblem is an objective whose value also depends on a key that the
+// caller supplies, such as a noisy test function that draws its noise from
+// the key (objectives.Noisy). Minimize evaluates a Problem that also
+// implements KeyedProblem, and not ProblemContext, with EvalKeyed, passing
+// as key the number of the evaluation in the run: the strategy's Evals()
+// before the generation (or the batch of known points) plus the row index.
+// Keys are therefore distinct within a run, and a candidate's key depends
+// neither on Workers nor on the order of evaluation: a restored strategy
+// gives its next generation the keys the run would have given it without
+// the interruption. The rules of Problem.Eval about concurrency, x and the
+// values apply.
+type KeyedProblem interface {
+	EvalKeyed(x []float64, key uint64) float64
+}
+
 // MaxWorkers bounds Options.Workers: each worker is a goroutine with its
 // own stack, and more workers than this would rarely find a candidate to
 // evaluate.
@@ -380,6 +395,9 @@ func Minimize(ctx context.Context, p Problem, s Strategy, opt Options) (Result, 
 	ev := &evaluator{problem: p, outer: parent, deadline: deadline, ctx: evalCtx, cancel: cancelEvals, workers: workers,
 		policy: opt.OnError, retries: opt.Retries}
 	ev.problemCtx, _ = p.(ProblemContext)
+	if ev.problemCtx == nil {
+		ev.keyed, _ = p.(KeyedProblem)
+	}
 	if workers > 1 {
 		ev.startWorkers(workers - 1) // the calling goroutine is the last worker
 		defer ev.stopWorkers()
@@ -417,6 +435,7 @@ func Minimize(ctx context.Context, p Problem, s Strategy, opt Options) (Result, 
 		}
 
 		ev.generation = s.Generation()
+		ev.keyBase = uint64(s.Evals())
 		injected := run.injecting // a batch of known points, no generation
 		complete := ev.evaluate(pop)
 		if ev.failed != nil {
@@ -532,6 +551,8 @@ func meanValue(mean []float64, pop *linalg.Dense, f []float64) (float64, bool) {
 type evaluator struct {
 	problem    Problem
 	problemCtx ProblemContext     // p as a ProblemContext; nil for a plain Problem
+	keyed      KeyedProblem       // p as a KeyedProblem when it is not a ProblemContext, else nil
+	keyBase    uint64             // the key of row 0: the strategy's Evals() before the generation
 	outer      context.Context    // the caller's, an ancestor of ctx
 	deadline   time.Time          // the time limit's; zero for none
 	ctx        context.Context    // the evaluations': the run's, canceled by a failure
@@ -651,7 +672,11 @@ func (e *evaluator) evalRow(i int) {
 		}
 	}()
 	if e.problemCtx == nil {
-		e.f[i] = e.problem.Eval(x)
+		if e.keyed != nil {
+			e.f[i] = e.keyed.EvalKeyed(x, e.keyBase+uint64(i))
+		} else {
+			e.f[i] = e.problem.Eval(x)
+		}
 		e.evaluated[i] = true
 		return
 	}

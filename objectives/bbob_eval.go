@@ -164,7 +164,8 @@ func (b *bbobData) f6(x, work []float64) float64 {
 }
 
 // f7 Step ellipsoid: ẑ = Λ^10·Q·(x − xopt), rounded to z̃, z = R·z̃;
-// f = 0.1·max(|ẑ_0|/10^4, Σ 100^(t_i) z_i²) + fpen(x) + fopt.
+// f = 0.1·max(|ẑ_0|/10^4, Σ 100^(t_i) z_i²) + penalty·fpen(x) + fopt
+// (penalty 1; 0 in f113-f115).
 func (b *bbobData) f7(x, work []float64) float64 {
 	n := b.dim
 	zt := work[:n]
@@ -189,7 +190,7 @@ func (b *bbobData) f7(x, work []float64) float64 {
 		z := affineRow(b.rot[r*n:r*n+n], zt, 0)
 		s += float64(b.coef[r] * z * z)
 	}
-	return float64(0.1*max(math.Abs(first)/1e4, s)) + bbobPenalty(x) + b.fopt
+	return float64(0.1*max(math.Abs(first)/1e4, s)) + float64(b.penalty*bbobPenalty(x)) + b.fopt
 }
 
 // rosenbrockRaw is Σ_{i<D−1} 100(z_i² − z_{i+1})² + (1 − z_i)², summed as
@@ -347,7 +348,7 @@ func (b *bbobData) f16(x, work []float64) float64 {
 
 // f17 and f18 Schaffers F7: z = Λ^c·Q·Tasy^0.5(R·(x − xopt)), s_i = z_i² +
 // z_{i+1}², f = ((1/(D−1)) Σ s_i^0.25·(1 + sin²(50·s_i^0.1)))² + fopt
-// + 10·fpen(x). mat holds Λ^c·Q.
+// + penalty·fpen(x) (penalty 10; 0 in f122-f124). mat holds Λ^c·Q.
 func (b *bbobData) f17(x, work []float64) float64 {
 	n := b.dim
 	y, u := work[:n], work[n:2*n]
@@ -370,11 +371,12 @@ func (b *bbobData) f17(x, work []float64) float64 {
 		z = next
 	}
 	m := s / float64(n-1)
-	return float64(m*m) + b.fopt + float64(10*bbobPenalty(x))
+	return float64(m*m) + b.fopt + float64(b.penalty*bbobPenalty(x))
 }
 
 // f19 Griewank–Rosenbrock: z = c·Q·x + 0.5, s_i = 100(z_i² − z_{i+1})² +
-// (z_i − 1)², f = 10 + 10·Σ (s_i/4000 − cos s_i)/(D−1) + fopt.
+// (z_i − 1)², f = a + a·Σ (s_i/4000 − cos s_i)/(D−1) + fopt with a =
+// scalar (10; 1 in f125-f127).
 func (b *bbobData) f19(x, work []float64) float64 {
 	n := b.dim
 	z := work[:n]
@@ -388,7 +390,7 @@ func (b *bbobData) f19(x, work []float64) float64 {
 		t := float64(100*c1*c1) + float64(c2*c2)
 		s += t/4000 - xmath.Cos(t)
 	}
-	return 10 + float64(10*s)/float64(n-1) + b.fopt
+	return b.scalar + float64(b.scalar*s)/float64(n-1) + b.fopt
 }
 
 // f20 Schwefel: x̂ = 2·sign ⊙ x, ẑ_i = x̂_i + 0.25·(x̂_{i−1} − 2|xopt_{i−1}|),
@@ -420,7 +422,7 @@ func (b *bbobData) f20(x, _ []float64) float64 {
 
 // fGallagher is f21 and f22: x̃ = Q·x,
 // G = max_i w_i·exp(−(0.5/D)·Σ_j c_ij (x̃_j − ỹ_ij)²),
-// f = Tosz(10 − G)² + fpen(x) + fopt.
+// f = Tosz(10 − G)² + penalty·fpen(x) + fopt (penalty 1; 0 in f128-f130).
 func (b *bbobData) fGallagher(x, work []float64) float64 {
 	n := b.dim
 	xt := work[:n]
@@ -437,7 +439,7 @@ func (b *bbobData) fGallagher(x, work []float64) float64 {
 		g = max(g, w*xmath.Exp(fac*s))
 	}
 	t := tosz(10 - g)
-	return float64(t*t) + bbobPenalty(x) + b.fopt
+	return float64(t*t) + float64(b.penalty*bbobPenalty(x)) + b.fopt
 }
 
 // f23 Katsuura: z = M·(x − xopt), M = R·Λ^100·Q;

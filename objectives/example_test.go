@@ -36,6 +36,28 @@ func ExampleNewBBOB() {
 	// bbob/f10/i3 -491.53 true -5 5
 }
 
+func ExampleNewBBOBNoisy() {
+	p, err := objectives.NewBBOBNoisy(101, 1, 5) // COCO's bbob_noisy_f101_i01_d05
+	if err != nil {
+		log.Fatal(err)
+	}
+	x := []float64{0, 0, 0, 0, 0}
+	_, fopt, _ := p.Optimum()
+	fmt.Println(p.Name(), fopt, p.Noiseless(x))
+
+	// Eval follows COCO's noise sequence: a fresh problem gives COCO's
+	// values in COCO's order, a different one at each call.
+	fmt.Println(p.Eval(x), p.Eval(x))
+
+	// EvalKeyed draws the noise from (seed, key) alone, for parallel runs.
+	a, b := p.EvalKeyed(x, 1, 42), p.EvalKeyed(x, 1, 42)
+	fmt.Println(a == b, a != p.EvalKeyed(x, 1, 43))
+	// Output:
+	// bbob-noisy/f101/i1 79.48 92.30397568000001
+	// 92.33833880702696 92.13266253284395
+	// true true
+}
+
 func ExampleNewQuadratic() {
 	h := linalg.NewDense(2, 2, []float64{
 		2, 1,
@@ -75,7 +97,7 @@ func ExampleNames() {
 	names := objectives.Names()
 	fmt.Println(names[:3], names[len(names)-1])
 	// Output:
-	// [sphere ellipsoid rotellipsoid] bbob/f24
+	// [sphere ellipsoid rotellipsoid] bbob-noisy/f130
 }
 
 func ExampleNewEllipsoid() {

@@ -15,10 +15,11 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // TestGoldenBits pins the exact bits of every BBOB function (two instances,
-// three dimensions, three points each) and of every classic problem. The
-// COCO reference test allows 1e-9; this one allows nothing, so that CI can
-// check that the values do not depend on the CPU (GOAMD64=v3, arm64 under
-// qemu): all must match the same file.
+// three dimensions, three points each), of every classic problem and of
+// every bbob-noisy function (its three evaluations). The COCO reference
+// tests allow 1e-9; this one allows nothing, so that CI can check that the
+// values do not depend on the CPU (GOAMD64=v3, arm64 under qemu): all must
+// match the same file.
 func TestGoldenBits(t *testing.T) {
 	var buf bytes.Buffer
 	for f := 1; f <= BBOBFunctions; f++ {
@@ -36,7 +37,7 @@ func TestGoldenBits(t *testing.T) {
 		}
 	}
 	for _, name := range Names() {
-		if strings.HasPrefix(name, "bbob/") {
+		if strings.HasPrefix(name, "bbob/") || strings.HasPrefix(name, "bbob-noisy/") {
 			continue
 		}
 		for _, d := range []int{2, 10} {
@@ -47,6 +48,26 @@ func TestGoldenBits(t *testing.T) {
 			for k := 1; k <= 3; k++ {
 				v := p.Eval(referencePoint(0, 0, d, k))
 				fmt.Fprintf(&buf, "%s d=%d r%d %s\n", p.Name(), d, k, strconv.FormatFloat(v, 'x', -1, 64))
+			}
+		}
+	}
+	// bbob-noisy: per point, the value of COCO's sequence (a fresh problem
+	// evaluated at r1, r2, r3 in order), the keyed value (seed 1, key K)
+	// and the noiseless value.
+	for f := BBOBNoisyFirst; f <= BBOBNoisyLast; f++ {
+		for _, inst := range []int{1, 7} {
+			for _, d := range []int{2, 10, 40} {
+				p, err := NewBBOBNoisy(f, inst, d)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for k := 1; k <= 3; k++ {
+					x := referencePoint(f, inst, d, k)
+					fmt.Fprintf(&buf, "%s d=%d r%d %s %s %s\n", p.Name(), d, k,
+						strconv.FormatFloat(p.Eval(x), 'x', -1, 64),
+						strconv.FormatFloat(p.EvalKeyed(x, 1, uint64(k)), 'x', -1, 64),
+						strconv.FormatFloat(p.Noiseless(x), 'x', -1, 64))
+				}
 			}
 		}
 	}

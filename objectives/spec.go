@@ -30,14 +30,18 @@ var classicFunctions = []classicFunction{
 }
 
 // Names returns the problem names Parse accepts: the classic functions, then
-// "bbob/f1" … "bbob/f24" (each also as "bbob/fN/iI" for instance I).
+// "bbob/f1" … "bbob/f24" and "bbob-noisy/f101" … "bbob-noisy/f130" (each
+// also as ".../fN/iI" for instance I).
 func Names() []string {
-	names := make([]string, 0, len(classicFunctions)+BBOBFunctions)
+	names := make([]string, 0, len(classicFunctions)+BBOBFunctions+BBOBNoisyLast-BBOBNoisyFirst+1)
 	for _, c := range classicFunctions {
 		names = append(names, c.name)
 	}
 	for f := 1; f <= BBOBFunctions; f++ {
 		names = append(names, fmt.Sprintf("bbob/f%d", f))
+	}
+	for f := BBOBNoisyFirst; f <= BBOBNoisyLast; f++ {
+		names = append(names, fmt.Sprintf("bbob-noisy/f%d", f))
 	}
 	return names
 }
@@ -46,6 +50,7 @@ func Names() []string {
 //
 //	name[:key=value,key=value]   a classic function, e.g. "ellipsoid:cond=1e4"
 //	bbob/fN[/iI]                 BBOB function N, instance I (default 1), e.g. "bbob/f10/i3"
+//	bbob-noisy/fN[/iI]           bbob-noisy function N (101 … 130), e.g. "bbob-noisy/f101/i1"
 //
 // The classic names are sphere, ellipsoid (cond), rotellipsoid (cond, seed),
 // cigar (cond), discus (cond), twoaxes (cond), diffpowers, rosenbrock,
@@ -58,7 +63,9 @@ func Names() []string {
 // An unknown name, an unknown or repeated parameter, a malformed value or a
 // dimension the function does not support is an error that says which (an
 // unknown name lists the valid ones). For every problem p that Parse
-// builds, Parse(p.Name(), p.Dim()) builds the same problem again.
+// builds, Parse(p.Name(), p.Dim()) builds the same problem again. The
+// bbob-noisy problems are Noisy (NewBBOBNoisy), each with COCO's noise
+// sequence at its start.
 func Parse(spec string, dim int) (Problem, error) {
 	name, args, hasArgs := strings.Cut(strings.TrimSpace(spec), ":")
 	if name == "bbob" || strings.HasPrefix(name, "bbob/") {
@@ -66,6 +73,12 @@ func Parse(spec string, dim int) (Problem, error) {
 			return nil, fmt.Errorf("objectives: %q: BBOB problems take no parameters (use bbob/fN/iI)", spec)
 		}
 		return parseBBOB(name, dim)
+	}
+	if name == "bbob-noisy" || strings.HasPrefix(name, "bbob-noisy/") {
+		if hasArgs {
+			return nil, fmt.Errorf("objectives: %q: bbob-noisy problems take no parameters (use bbob-noisy/fN/iI)", spec)
+		}
+		return parseBBOBNoisy(name, dim)
 	}
 	i := slices.IndexFunc(classicFunctions, func(c classicFunction) bool { return c.name == name })
 	if i < 0 {
@@ -123,7 +136,8 @@ func validNames() string {
 	for i, c := range classicFunctions {
 		names[i] = c.name
 	}
-	return strings.Join(names, ", ") + fmt.Sprintf(", bbob/f1 … bbob/f%d (bbob/fN/iI for instance I)", BBOBFunctions)
+	return strings.Join(names, ", ") + fmt.Sprintf(", bbob/f1 … bbob/f%d (bbob/fN/iI for instance I)", BBOBFunctions) +
+		fmt.Sprintf(", bbob-noisy/f%d … bbob-noisy/f%d", BBOBNoisyFirst, BBOBNoisyLast)
 }
 
 // parseBBOB parses "bbob/fN" or "bbob/fN/iI".

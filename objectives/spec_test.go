@@ -122,7 +122,7 @@ func TestParseErrors(t *testing.T) {
 // supports, and that its canonical name starts with it.
 func TestNames(t *testing.T) {
 	names := Names()
-	if len(names) != len(classicFunctions)+BBOBFunctions {
+	if len(names) != len(classicFunctions)+BBOBFunctions+BBOBNoisyLast-BBOBNoisyFirst+1 {
 		t.Fatalf("Names() has %d names", len(names))
 	}
 	for _, name := range names {
@@ -135,7 +135,7 @@ func TestNames(t *testing.T) {
 			t.Errorf("Parse(%q).Name() = %q", name, p.Name())
 		}
 	}
-	if names[len(names)-1] != "bbob/f24" || !slices.Contains(names, "rotellipsoid") {
+	if names[len(names)-1] != "bbob-noisy/f130" || !slices.Contains(names, "bbob/f24") || !slices.Contains(names, "rotellipsoid") {
 		t.Errorf("Names() = %v", names)
 	}
 }
@@ -159,6 +159,7 @@ func FuzzParse(f *testing.F) {
 		"sphere", "ellipsoid:cond=1e4", "rotellipsoid:seed=3,cond=10", "quadratic:seed=3,cond=1e4",
 		"cigar:cond=1e300", "twoaxes", "bbob/f10/i3", "bbob/f21", "bbob/f7/i214648", "bbob/f20/i01",
 		"ellipsoid:cond=1e4,cond=2", "bbob/f3/i1:x=1", ":", "bbob//", "rosenbrock:,",
+		"bbob-noisy/f101/i3", "bbob-noisy/f0130", "bbob-noisy/f100", "bbob-noisy//i1",
 	} {
 		f.Add(spec, uint8(3))
 	}

@@ -96,6 +96,9 @@ func TestResumeFromAnyGeneration(t *testing.T) {
 		{"bipop-cmaes", with(func(rs *checkpoint.Settings) {
 			rs.Algo, rs.Restarts, rs.Problem, rs.Dim, rs.Target, rs.MaxEvals = "cmaes", "bipop", "bbob/f15/i1", 2, nil, 5000
 		})},
+		{"ipop-cmaes-noisy", with(func(rs *checkpoint.Settings) {
+			rs.Algo, rs.Restarts, rs.Problem, rs.Dim, rs.Target, rs.MaxEvals, rs.Workers = "cmaes", "ipop", "bbob-noisy/f122/i1", 2, nil, 1500, 3
+		})},
 		{"trace", with(func(rs *checkpoint.Settings) {
 			rs.Algo, rs.Problem, rs.Trace, rs.TraceEvery = "hees", "ellipsoid:cond=100", "trace.csv", 3
 		})},
@@ -234,7 +237,7 @@ func checkpointEveryGeneration(t *testing.T, path string, rs *checkpoint.Setting
 		}
 		snapshots = append(snapshots, data)
 	}
-	res, err := es.Minimize(context.Background(), problem, s, opt)
+	res, err := es.Minimize(context.Background(), runner.Objective(rs, problem), s, opt)
 	if err != nil {
 		t.Fatal(err)
 	}

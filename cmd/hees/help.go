@@ -52,18 +52,21 @@ func withProblems(help string) string {
 }
 
 // problemList is the "Problems: ..." paragraph of the help, wrapped to 72
-// columns: the classic names, then the BBOB range.
+// columns: the classic names, then the BBOB and bbob-noisy ranges.
 func problemList() string {
 	var words []string
 	bbob := 0
 	for _, name := range objectives.Names() {
-		if strings.HasPrefix(name, "bbob/") {
+		switch {
+		case strings.HasPrefix(name, "bbob/"):
 			bbob++
-			continue
+		case strings.HasPrefix(name, "bbob-noisy/"):
+		default:
+			words = append(words, name+",")
 		}
-		words = append(words, name+",")
 	}
-	words = append(words, fmt.Sprintf("bbob/f1 … bbob/f%d.", bbob))
+	words = append(words, fmt.Sprintf("bbob/f1 … bbob/f%d,", bbob),
+		fmt.Sprintf("bbob-noisy/f%d … bbob-noisy/f%d.", objectives.BBOBNoisyFirst, objectives.BBOBNoisyLast))
 	var b strings.Builder
 	col := 0
 	for i, w := range append([]string{"Problems:"}, words...) {

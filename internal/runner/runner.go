@@ -80,7 +80,10 @@ func Run(ctx context.Context, cfg Config) (res es.Result, failures []error, err 
 		traceRows = nil // the checkpoints append the trace
 		syncEvery = cp.Every()
 	}
-	var eval es.Problem = problem
+	var eval es.Problem
+	if problem != nil {
+		eval = Objective(rs, problem)
+	}
 	var pool *extproc.Pool
 	if rs.Command != "" {
 		// Minimize cancels the evaluations in progress, which kills their
@@ -141,6 +144,33 @@ func Run(ctx context.Context, cfg Config) (res es.Result, failures []error, err 
 	}
 	return res, failures, nil
 }
+
+// Objective returns the objective that a run with the settings rs
+// minimises on problem: the problem itself, or for a noisy problem
+// (objectives.Noisy) one whose noise is keyed by the run's seed and the
+// evaluation's number in the run.
+func Objective(rs *checkpoint.Settings, problem objectives.Problem) es.Problem {
+	if noisy, ok := problem.(objectives.Noisy); ok {
+		return keyedNoise{noisy, rs.Seed}
+	}
+	return problem
+}
+
+// keyedNoise is a noisy test problem as a run evaluates it: the noise of an
+// evaluation is drawn from the run's seed and the evaluation's number in
+// the run (es.KeyedProblem), so that the values depend neither on -workers
+// nor on a resume in between.
+type keyedNoise struct {
+	p    objectives.Noisy
+	seed uint64
+}
+
+// EvalKeyed is the value of the key-th evaluation at x.
+func (k keyedNoise) EvalKeyed(x []float64, key uint64) float64 { return k.p.EvalKeyed(x, k.seed, key) }
+
+// Eval is the problem's own Eval (COCO's noise sequence); es.Minimize
+// calls EvalKeyed instead.
+func (k keyedNoise) Eval(x []float64) float64 { return k.p.Eval(x) }
 
 // Options returns the Minimize options of the settings rs, with the Hessian
 // of problem (nil with a command) for the trace.
