@@ -182,6 +182,11 @@ const (
 	// with the error), or returned a generation that is not one (no rows,
 	// or rows of the wrong length).
 	ReasonStrategyError Reason = "strategy error"
+	// The run's checkpoint could not be written (hees run -checkpoint).
+	ReasonCheckpointError Reason = "checkpoint error"
+	// The run's evaluation log or trace could not be written (hees run
+	// -log, -trace).
+	ReasonLogError Reason = "log error"
 )
 
 // Reasons returns every stop reason, the one list of them: the reasons a
@@ -190,7 +195,8 @@ func Reasons() []Reason {
 	return []Reason{ReasonMaxEvals, ReasonTarget, ReasonTimeLimit, ReasonCanceled, ReasonTolFun,
 		ReasonSigmaTooSmall, ReasonSigmaTooLarge, ReasonConditionCov, ReasonNoEffectAxis,
 		ReasonNotFinite, ReasonMinusInf, ReasonObjectiveError, ReasonTolFunHist, ReasonTolX,
-		ReasonStagnation, ReasonNoEffectCoord, ReasonTooManyFailures, ReasonStrategyError}
+		ReasonStagnation, ReasonNoEffectCoord, ReasonTooManyFailures, ReasonStrategyError,
+		ReasonCheckpointError, ReasonLogError}
 }
 
 // ParseReason returns the stop reason s, one of Reasons() or "" (no stop),

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/hees-dev/hees/internal/checkpoint"
+	"github.com/hees-dev/hees/internal/runlog"
 	"github.com/hees-dev/hees/internal/session"
 	"math/rand/v2"
 	"os"
@@ -90,26 +91,36 @@ func TestKillRunResume(t *testing.T) {
 		name    string
 		problem string
 		args    []string
+		every   string // -checkpoint-every
 		signals []syscall.Signal
 	}{
-		{"hees target trace", "rosenbrock", []string{"-d", "3", "-seed", "5", "-target", "1e-10", "-max-evals", "5000"},
+		{"hees target trace", "rosenbrock", []string{"-d", "3", "-seed", "5", "-target", "1e-10", "-max-evals", "5000"}, "1",
 			[]syscall.Signal{syscall.SIGKILL, syscall.SIGINT, syscall.SIGKILL, syscall.SIGTERM, syscall.SIGKILL}},
-		{"ipop budget workers", "rastrigin", []string{"-d", "2", "-restarts", "ipop", "-target", "none", "-max-evals", "1500", "-workers", "2"},
+		{"ipop budget workers", "rastrigin", []string{"-d", "2", "-restarts", "ipop", "-target", "none", "-max-evals", "1500", "-workers", "2"}, "1",
 			[]syscall.Signal{syscall.SIGKILL, syscall.SIGHUP, syscall.SIGTERM, syscall.SIGKILL, syscall.SIGKILL}},
+		// With a checkpoint every 3 generations the log holds rows after
+		// the checkpoint that a resume evaluates again: they become
+		// comments, and the rows equal the uninterrupted run's.
+		{"log every 3", "rosenbrock", []string{"-d", "4", "-seed", "2", "-target", "1e-10", "-max-evals", "6000"}, "3",
+			[]syscall.Signal{syscall.SIGKILL, syscall.SIGKILL, syscall.SIGINT, syscall.SIGKILL, syscall.SIGKILL}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
 			checkpoint := filepath.Join(dir, "run.hees")
 			trace := filepath.Join(dir, "trace.csv")
+			log := filepath.Join(dir, "log.csv")
 			runArgs := append([]string{"run", "-json", "-cmd", program}, c.args...)
 			if strings.Contains(c.name, "trace") {
 				runArgs = append(runArgs, "-trace", trace)
 			}
+			if strings.Contains(c.name, "log") {
+				runArgs = append(runArgs, "-log", log)
+			}
 
 			// The uninterrupted run, without checkpoints and at full speed.
-			refTrace := filepath.Join(dir, "ref-trace.csv")
+			refTrace, refLog := filepath.Join(dir, "ref-trace.csv"), filepath.Join(dir, "ref-log.csv")
 			ref, refOut, refErr := heesProcess(t, childEnv("hees", "HEES_TEST_PROBLEM="+c.problem), "",
-				slicesReplace(runArgs, trace, refTrace)...)
+				slicesReplace(slicesReplace(runArgs, trace, refTrace), log, refLog)...)
 			if err := ref.Run(); err != nil {
 				t.Fatalf("uninterrupted run: %v, stderr:\n%s", err, refErr.String())
 			}
@@ -121,7 +132,7 @@ func TestKillRunResume(t *testing.T) {
 			for i, sig := range c.signals {
 				args := []string{"resume", "-json", "-v", checkpoint}
 				if last < 0 {
-					args = append(slicesReplace(runArgs, "-json", "-v"), "-json", "-checkpoint", checkpoint, "-checkpoint-every", "1")
+					args = append(slicesReplace(runArgs, "-json", "-v"), "-json", "-checkpoint", checkpoint, "-checkpoint-every", c.every)
 				}
 				cmd, _, stderr := heesProcess(t, env, "", args...)
 				if err := cmd.Start(); err != nil {
@@ -178,11 +189,31 @@ func TestKillRunResume(t *testing.T) {
 					t.Errorf("the trace differs from the uninterrupted run's: %d and %d bytes", len(got), len(want))
 				}
 			}
+			if strings.Contains(c.name, "log") {
+				got, want := logRows(readFile(t, log)), logRows(readFile(t, refLog))
+				if got != want {
+					t.Errorf("the rows of the log differ from the uninterrupted run's:\n%s\nwant\n%s", got, want)
+				}
+				if !strings.Contains(string(readFile(t, log)), runlog.RedoneComment) {
+					t.Log("no row was evaluated again after a resume (the kills fell on checkpoints)")
+				}
+			}
 			if temps, _ := filepath.Glob(filepath.Join(dir, ".run.hees.*.tmp")); len(temps) > 0 {
 				t.Errorf("temporary files of killed writes are left after the resume: %q", temps)
 			}
 		})
 	}
+}
+
+// logRows returns the lines of an evaluation log that are not comments.
+func logRows(data []byte) string {
+	var rows strings.Builder
+	for line := range strings.Lines(string(data)) {
+		if !strings.HasPrefix(line, "#") {
+			rows.WriteString(line)
+		}
+	}
+	return rows.String()
 }
 
 // slicesReplace returns a copy of args with every old replaced by new.

@@ -112,7 +112,7 @@ func TestRunTraceIsNotCheckpoint(t *testing.T) {
 	}
 	for _, trace := range []string{ck, filepath.Join(dir, "sub", "..", "ck"), filepath.Join(dir, "link", "ck"), ck + ".lock"} {
 		code, _, stderr := runCLI("run", "-f", "sphere", "-d", "2", "-checkpoint", ck, "-trace", trace)
-		if code != exitUsage || !strings.Contains(stderr, "give the trace another name") {
+		if code != exitUsage || !strings.Contains(stderr, "give -trace another name") {
 			t.Errorf("-trace %s -checkpoint %s: exit %d, stderr %q", trace, ck, code, stderr)
 		}
 		if entries, _ := os.ReadDir(dir); len(entries) != 1 {

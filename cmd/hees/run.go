@@ -226,7 +226,7 @@ func (rf *runFlags) run(ctx context.Context, stdout, stderr io.Writer) int {
 		}
 	}
 	settings := rf.settings(problem)
-	inject, err := readInject(rf.inject, s)
+	inject, err := readInject(rf.inject, s, settings.MaxEvals)
 	if err != nil {
 		return report(stderr, name, err)
 	}
@@ -250,10 +250,11 @@ func (rf *runFlags) run(ctx context.Context, stdout, stderr io.Writer) int {
 }
 
 // readInject reads the known points of -inject FILE for strategy s (nil
-// without FILE) and checks them as es.Run.Inject will, before anything
-// runs: a point outside the box is refused here, not after the run has
-// started; the error names the flag.
-func readInject(path string, s es.Strategy) ([][]float64, error) {
+// without FILE) and checks them as es.Run.Inject will in a run with the
+// budget maxEvals, before anything runs: a point outside the box, or more
+// points than the budget, is refused here, not after the run has started;
+// the error names the flag.
+func readInject(path string, s es.Strategy, maxEvals int) ([][]float64, error) {
 	if path == "" {
 		return nil, nil
 	}
@@ -265,7 +266,7 @@ func readInject(path string, s es.Strategy) ([][]float64, error) {
 		}
 		return nil, fmt.Errorf("-inject%s%w", sep, err)
 	}
-	run, err := es.NewRun(s, es.Limits{})
+	run, err := es.NewRun(s, es.Limits{MaxEvals: maxEvals})
 	if err == nil {
 		err = run.Inject(inject) // a Run of its own: s is not changed
 	}
@@ -347,7 +348,7 @@ func printResult(name string, rs *checkpoint.Settings, problem objectives.Proble
 		rep.Error = errors.Join(failures...).Error()
 		status = exitFailure
 	}
-	if res.Reason == es.ReasonCanceled || res.Reason == runner.ReasonCheckpointError {
+	if res.Reason == es.ReasonCanceled || res.Reason == es.ReasonCheckpointError || res.Reason == es.ReasonLogError {
 		status = exitFailure
 	}
 	for _, err := range failures {

@@ -148,7 +148,7 @@ func runInit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return report(stderr, name, &usageError{err.Error()})
 	}
-	inject, err := readInject(*injectFile, s)
+	inject, err := readInject(*injectFile, s, maxEvals.n)
 	if err != nil {
 		return report(stderr, name, err)
 	}

@@ -91,3 +91,12 @@ func Lock(ctx context.Context, path string) (unlock func() error, err error) {
 	}
 	return unlock, nil
 }
+
+// TryLock takes an exclusive lock on the open file f without waiting, for a
+// file that is appended to in place and never replaced (an evaluation log):
+// it reports false, with no error, when another open file of it holds the
+// lock, and the operating system releases the lock when f is closed or its
+// process ends. Its errors are those of Lock: one wrapping
+// ErrLockUnsupported when the file system refuses locks, and one wrapping
+// errors.ErrUnsupported where flock(2) does not exist.
+func TryLock(f *os.File) (held bool, err error) { return tryLock(f) }

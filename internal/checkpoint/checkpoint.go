@@ -147,10 +147,10 @@ type State struct {
 
 // resumableReason reports whether a run that stopped for reason can go on
 // from its checkpoint: a signal, the time limit, a failed objective, or a
-// failed checkpoint write (which cancels the run).
+// failed write of the log or the trace.
 func resumableReason(reason es.Reason) bool {
 	switch reason {
-	case es.ReasonCanceled, es.ReasonTimeLimit, es.ReasonObjectiveError, es.ReasonStrategyError:
+	case es.ReasonCanceled, es.ReasonTimeLimit, es.ReasonObjectiveError, es.ReasonStrategyError, es.ReasonLogError:
 		return true
 	}
 	return false
@@ -287,6 +287,10 @@ func (c *Writer) restoreTrace() error {
 	}
 	return nil
 }
+
+// Resumed reports whether the run goes on from a checkpoint that an
+// earlier invocation wrote (hees resume), false for a new one or nil.
+func (c *Writer) Resumed() bool { return c != nil && !c.created }
 
 // DiscardIfNew removes the checkpoint when this invocation created it and
 // the run could not start (its program did not start): the settings it

@@ -15,9 +15,11 @@ type FilesConfig struct {
 	LogPath string
 	// Dim is the dimension of the run's points.
 	Dim int
-	// ResumedAfter, when positive, is the generation after which a resumed
-	// run goes on: a comment in the log says so.
-	ResumedAfter int
+	// Resumed says that the run goes on from a checkpoint taken after
+	// ResumedAfter generations and ResumedEvals evaluations: the log is
+	// opened with ResumeLog, and a comment in it says so.
+	Resumed                    bool
+	ResumedAfter, ResumedEvals int
 	// Trace holds the trace rows being recorded, appended to the file at
 	// TracePath after every generation; nil means no trace file.
 	Trace     *es.Trace
@@ -59,13 +61,19 @@ type Files struct {
 func OpenFiles(cfg FilesConfig) (*Files, error) {
 	f := &Files{rows: cfg.Trace, syncEvery: cfg.SyncEvery}
 	if cfg.LogPath != "" {
-		log, err := OpenLog(cfg.LogPath, cfg.Dim, cfg.Meta)
+		open := OpenLog
+		if cfg.Resumed {
+			open = func(path string, d int, meta []Field) (*Log, error) {
+				return ResumeLog(path, d, meta, cfg.ResumedEvals)
+			}
+		}
+		log, err := open(cfg.LogPath, cfg.Dim, cfg.Meta)
 		if err != nil {
 			return nil, &OpenLogError{err}
 		}
 		f.log = log
-		if g := cfg.ResumedAfter; g > 0 {
-			err = log.Comment([]Field{{Name: "resumed after generation", Value: strconv.Itoa(g)}})
+		if cfg.Resumed {
+			err = log.Comment([]Field{{Name: "resumed after generation", Value: strconv.Itoa(cfg.ResumedAfter)}})
 		}
 		if err != nil {
 			f.Close()

@@ -16,7 +16,7 @@ import (
 func TestFiles(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "log.csv")
 	meta := []Field{{Name: "strategy", Value: "hees"}}
-	f, err := OpenFiles(FilesConfig{LogPath: path, Dim: 2, ResumedAfter: 3, Meta: meta, SyncEvery: 2})
+	f, err := OpenFiles(FilesConfig{LogPath: path, Dim: 2, Resumed: true, ResumedAfter: 3, ResumedEvals: 6, Meta: meta, SyncEvery: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,10 +21,6 @@ import (
 	"github.com/hees-dev/hees/objectives"
 )
 
-// ReasonCheckpointError is the stop reason of a run stopped because its
-// checkpoint could not be written (the error names the file).
-const ReasonCheckpointError es.Reason = "checkpoint error"
-
 // Config is one run.
 type Config struct {
 	// Settings are the run's settings; with a command, Settings.Dir is the
@@ -70,7 +66,9 @@ func Run(ctx context.Context, cfg Config) (res es.Result, failures []error, err 
 				cancel()
 			}
 		}
-		if cp != nil {
+		// No checkpoint gets ahead of the log: after a failed write of
+		// the log, a resume goes on from the last generation it holds.
+		if cp != nil && filesErr == nil {
 			cp.AfterGeneration(pr, cancel)
 		}
 	}
@@ -107,7 +105,7 @@ func Run(ctx context.Context, cfg Config) (res es.Result, failures []error, err 
 		}
 		eval = es.FuncContext(pool.EvalContext)
 	}
-	files, err = openFiles(rs, Metadata(rs, problem, s), s, traceRows, syncEvery)
+	files, err = openFiles(rs, Metadata(rs, problem, s), s, cp.Resumed(), traceRows, syncEvery)
 	if err != nil {
 		if pool != nil {
 			pool.Close()
@@ -130,15 +128,22 @@ func Run(ctx context.Context, cfg Config) (res es.Result, failures []error, err 
 	if runErr != nil {
 		failures = append(failures, runErr)
 	}
+	if filesErr != nil {
+		res.Reason = es.ReasonLogError // rather than the cancel it caused
+	}
 	if err := errors.Join(filesErr, files.Close()); err != nil {
 		failures = append(failures, err)
 	}
 	if cp != nil {
-		if err := cp.Finish(s, res); err != nil {
-			failures = append(failures, err)
+		// After a failed write of the log, the checkpoint stays at the
+		// last generation the log holds: the strategy went on past it.
+		if filesErr == nil {
+			if err := cp.Finish(s, res); err != nil {
+				failures = append(failures, err)
+			}
 		}
 		if cp.WriteFailed() {
-			res.Reason = ReasonCheckpointError
+			res.Reason = es.ReasonCheckpointError
 		}
 		res.Elapsed += cp.ElapsedBefore()
 	}
@@ -241,8 +246,9 @@ func Metadata(rs *checkpoint.Settings, problem objectives.Problem, s es.Strategy
 // resumed run goes on), and with traceRows (nil with a checkpoint, or
 // without -trace) the trace file is created. syncEvery is the checkpoints'
 // interval (0: none).
-func openFiles(rs *checkpoint.Settings, meta []runlog.Field, s es.Strategy, traceRows *es.Trace, syncEvery int) (*runlog.Files, error) {
-	cfg := runlog.FilesConfig{LogPath: rs.LogPath(), Dim: rs.Dim, ResumedAfter: s.Generation(), Trace: traceRows, Meta: meta, SyncEvery: syncEvery}
+func openFiles(rs *checkpoint.Settings, meta []runlog.Field, s es.Strategy, resumed bool, traceRows *es.Trace, syncEvery int) (*runlog.Files, error) {
+	cfg := runlog.FilesConfig{LogPath: rs.LogPath(), Dim: rs.Dim, Resumed: resumed, ResumedAfter: s.Generation(), ResumedEvals: s.Evals(),
+		Trace: traceRows, Meta: meta, SyncEvery: syncEvery}
 	if traceRows != nil {
 		cfg.TracePath = rs.TracePath()
 	}
