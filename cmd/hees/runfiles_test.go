@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/csv"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hees-dev/hees/internal/runlog"
 	"github.com/hees-dev/hees/objectives"
 )
 
@@ -196,8 +198,9 @@ func TestRunLog(t *testing.T) {
 // generations and checks that the log holds every generation finished
 // before, as complete, well-formed rows: the lines of the log are the first
 // lines of an uninterrupted run's log, whole generations. hees resume then
-// appends a comment saying where it goes on and the rows of the
-// uninterrupted run from there, without a second header.
+// keeps the rows after its checkpoint as comments, appends a comment saying
+// where it goes on and the rows of the uninterrupted run from there,
+// without a second header.
 func TestRunLogKill(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("no SIGKILL on Windows")
@@ -211,7 +214,7 @@ func TestRunLogKill(t *testing.T) {
 		t.Fatalf("uninterrupted run: %v, stderr:\n%s", err, refErr.String())
 	}
 	want := string(readFile(t, refLog))
-	_, header, refRows := readLog(t, refLog)
+	_, _, refRows := readLog(t, refLog)
 
 	checkpoint := filepath.Join(dir, "run.hees")
 	cmd, _, stderr := heesProcess(t, childEnv("hees", "HEES_TEST_PROBLEM=sphere", "HEES_TEST_DELAY=2ms"), "",
@@ -245,12 +248,10 @@ func TestRunLogKill(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("resume: exit %d, %s", code, errOut)
 	}
-	resumed := string(readFile(t, log))
-	tail, ok := strings.CutPrefix(resumed, got)
-	if !ok {
-		t.Fatal("resume changed the rows of the killed run")
-	}
-	comments, _, tailRows := readLogText(t, tail, header)
+	// The rows up to the checkpoint stay as they were; those after it,
+	// which the resumed run evaluates again, become comments; the rows of
+	// the log are then the uninterrupted run's, each evaluation once.
+	comments, _, rowsAfter := readLog(t, log)
 	var at string
 	for _, c := range comments {
 		if v, ok := strings.CutPrefix(c, "# resumed after generation: "); ok {
@@ -261,8 +262,18 @@ func TestRunLogKill(t *testing.T) {
 	if err != nil {
 		t.Fatalf("no resume comment in %q", comments)
 	}
-	if !slices.EqualFunc(tailRows, refRows[from*7:], slices.Equal) {
-		t.Errorf("the resumed run appended %d rows, the uninterrupted run has %d after generation %d", len(tailRows), len(refRows)-from*7, from)
+	if !slices.EqualFunc(rowsAfter, refRows, slices.Equal) {
+		t.Errorf("the log has %d rows after the resume from generation %d, the uninterrupted run %d", len(rowsAfter), from, len(refRows))
+	}
+	redone := 0
+	for _, c := range comments {
+		if strings.HasPrefix(c, runlog.RedoneComment) {
+			redone++
+		}
+	}
+	if resumed := string(readFile(t, log)); !strings.HasPrefix(resumed, got[:strings.Index(got, fmt.Sprintf("\n%d,", from*7+1))+1]) ||
+		redone != len(rows)-from*7 {
+		t.Errorf("resumed from generation %d after %d rows: %d rows kept as comments, want %d", from, len(rows), redone, len(rows)-from*7)
 	}
 }
 
