@@ -75,7 +75,7 @@ func ExampleNames() {
 	names := objectives.Names()
 	fmt.Println(names[:3], names[len(names)-1])
 	// Output:
-	// [sphere ellipsoid rotellipsoid] bbob/f24
+	// [sphere ellipsoid rotellipsoid] bbob-mixint/f24
 }
 
 func ExampleNewEllipsoid() {

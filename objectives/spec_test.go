@@ -122,20 +122,29 @@ func TestParseErrors(t *testing.T) {
 // supports, and that its canonical name starts with it.
 func TestNames(t *testing.T) {
 	names := Names()
-	if len(names) != len(classicFunctions)+BBOBFunctions {
+	if len(names) != len(classicFunctions)+3*BBOBFunctions {
 		t.Fatalf("Names() has %d names", len(names))
 	}
 	for _, name := range names {
-		p, err := Parse(name, 2)
+		dim := 2
+		if strings.HasPrefix(name, "bbob-mixint/") {
+			dim = 5
+		}
+		p, err := Parse(name, dim)
 		if err != nil {
-			t.Errorf("Parse(%q, 2): %v", name, err)
+			t.Errorf("Parse(%q, %d): %v", name, dim, err)
 			continue
 		}
 		if !strings.HasPrefix(p.Name(), name) {
 			t.Errorf("Parse(%q).Name() = %q", name, p.Name())
 		}
 	}
-	if names[len(names)-1] != "bbob/f24" || !slices.Contains(names, "rotellipsoid") {
+	for _, want := range []string{"rotellipsoid", "bbob/f24", "bbob-largescale/f1", "bbob-mixint/f24"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("Names() = %v, without %q", names, want)
+		}
+	}
+	if names[len(names)-1] != "bbob-mixint/f24" {
 		t.Errorf("Names() = %v", names)
 	}
 }
