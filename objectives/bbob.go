@@ -75,21 +75,26 @@ func NewBBOB(function, instance, dim int) (Problem, error) {
 		}
 		p.hessDiag = two
 	}
+	p.f = b.evaluator()
+	return p, nil
+}
+
+// evaluator returns the function that evaluates b, with a work vector from
+// b's pool when the function needs one.
+func (b *bbobData) evaluator() func(x []float64) float64 {
 	if b.workLen == 0 {
-		p.f = func(x []float64) float64 { return b.eval(x, nil) }
-		return p, nil
+		return func(x []float64) float64 { return b.eval(x, nil) }
 	}
 	b.pool.New = func() any {
 		w := make([]float64, b.workLen)
 		return &w
 	}
-	p.f = func(x []float64) float64 {
+	return func(x []float64) float64 {
 		wp := b.pool.Get().(*[]float64)
 		v := b.eval(x, *wp)
 		b.pool.Put(wp)
 		return v
 	}
-	return p, nil
 }
 
 // bbobName is the canonical spec of a BBOB problem.
@@ -121,6 +126,14 @@ type bbobData struct {
 	eval    func(x, work []float64) float64
 	workLen int       // length of the work vector eval needs; 0 for none
 	pool    sync.Pool // of *[]float64 of length workLen
+
+	// checks makes the evaluators check each intermediate vector as COCO's
+	// coco_evaluate_function does between two transformations: one that
+	// holds an infinity gives +Inf, else one that holds a NaN gives NaN
+	// (docs/BBOB.md §10). Only bbob-mixint sets it: NewBBOB's problems keep
+	// their values, which differ from COCO's only where an intermediate
+	// vector overflows.
+	checks bool
 }
 
 // Transform parameters of docs/BBOB.md §6.

@@ -120,14 +120,10 @@ func NewBBOBMixint(function, instance, dim int) (Problem, error) {
 	var innerBest []float64
 	var innerValue float64
 	if dim < mixintLargeScaleFrom {
-		p, err := NewBBOB(function, instance, dim)
-		if err != nil {
-			return nil, err
-		}
-		m.inner = p.Eval
-		var fopt float64
-		innerBest, fopt, _ = p.Optimum()
-		innerValue = bbobBestValue(function, dim, fopt)
+		b := newBBOBData(function, instance, dim)
+		b.checks = true
+		m.inner = b.evaluator()
+		innerBest, innerValue = slices.Clone(b.best), bbobBestValue(function, dim, b.fopt)
 	} else {
 		b := newLargeScaleData(function, instance, dim)
 		m.inner = b.evaluate
