@@ -1,8 +1,10 @@
 package objectives
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 
 	"github.com/hees-dev/hees/internal/xmath"
@@ -161,6 +163,34 @@ func (pb *permBlock) apply(dst, x, tmp []float64) {
 	}
 }
 
+// argsortFast returns the permutation that sorts u ascending, ties in index
+// order: argsortUniform's result, computed faster for the long vectors of
+// the large-scale suite (values and indices sorted together).
+func argsortFast(u []float64) []int {
+	type entry struct {
+		v float64
+		i int
+	}
+	e := make([]entry, len(u))
+	for i, v := range u {
+		e[i] = entry{v, i}
+	}
+	slices.SortFunc(e, func(a, b entry) int {
+		switch {
+		case a.v < b.v:
+			return -1
+		case a.v > b.v:
+			return 1
+		}
+		return cmp.Compare(a.i, b.i)
+	})
+	perm := make([]int, len(u))
+	for k, x := range e {
+		perm[k] = x.i
+	}
+	return perm
+}
+
 // swapPermutation is COCO's truncated uniform swap permutation of 0 … n−1
 // for seed (docs/BBOB.md §9): the identity for n <= 40; otherwise the
 // coordinates, taken in the order that sorts unif(n, seed), are each
@@ -173,7 +203,7 @@ func swapPermutation(seed int64, n int) []int32 {
 	}
 	u := make([]float64, n)
 	legacyUniform(u, seed)
-	order := argsortUniform(u)
+	order := argsortFast(u)
 	p := make([]int32, n)
 	for i := range p {
 		p[i] = int32(i)
@@ -615,7 +645,7 @@ func (b *lsData) initGallagher(f int, rseed int64) {
 		// (the argsort of unif(d, rseed + 1000·j)), conditioning
 		// sqrt(α)^(0.5·m/(d−1)) and scale 1/α^(1/8), then the sphere.
 		legacyUniform(ud, rseed+lsGallagherStep*int64(j))
-		pi := argsortUniform(ud)
+		pi := argsortFast(ud)
 		inv := b.peakPerm[j*dim : (j+1)*dim]
 		for i, m := range pi {
 			inv[m] = int32(i)

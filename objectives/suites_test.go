@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -402,4 +403,322 @@ func TestMixintReference(t *testing.T) {
 		c.value(name, row, p.Eval(x))
 	}
 	c.report()
+}
+
+// suiteSpecs lists one spec of every function of the two COCO suites with
+// a dimension that exercises their permutations (d > 40) and, for
+// bbob-mixint, both of its constructions.
+func suiteSpecs() (specs []string, dims []int) {
+	for f := 1; f <= BBOBFunctions; f++ {
+		specs = append(specs, fmt.Sprintf("bbob-largescale/f%d/i3", f), fmt.Sprintf("bbob-mixint/f%d/i3", f), fmt.Sprintf("bbob-mixint/f%d/i4", f))
+		dims = append(dims, 50, 10, 55)
+	}
+	return specs, dims
+}
+
+// TestSuitesEvalAllocations checks that Eval allocates nothing in steady
+// state.
+func TestSuitesEvalAllocations(t *testing.T) {
+	if testing.CoverMode() != "" || raceEnabled {
+		t.Skip("instrumented builds allocate")
+	}
+	specs, dims := suiteSpecs()
+	for k, spec := range specs {
+		p, err := Parse(spec, dims[k])
+		if err != nil {
+			t.Fatal(err)
+		}
+		x := referencePoint(5, 5, dims[k], 1)
+		sink := 0.0
+		if allocs := testing.AllocsPerRun(50, func() { sink += p.Eval(x) }); allocs != 0 {
+			t.Errorf("%s: Eval allocates %v times per call", spec, allocs)
+		}
+		if math.IsNaN(sink) {
+			t.Errorf("%s: NaN", spec)
+		}
+	}
+}
+
+// TestSuitesEvalConcurrent evaluates every problem from several goroutines
+// at once and checks each value against a single goroutine's, and that
+// Eval leaves x alone. Run with -race to also check for data races.
+func TestSuitesEvalConcurrent(t *testing.T) {
+	const points, workers = 16, 6
+	specs, dims := suiteSpecs()
+	for k, spec := range specs {
+		p, err := Parse(spec, dims[k])
+		if err != nil {
+			t.Fatal(err)
+		}
+		xs := make([][]float64, points)
+		want := make([]float64, points)
+		for j := range xs {
+			xs[j] = referencePoint(7, 7, dims[k], j+1)
+			keep := slices.Clone(xs[j])
+			want[j] = p.Eval(xs[j])
+			if !slices.Equal(keep, xs[j]) {
+				t.Fatalf("%s: Eval changed x", spec)
+			}
+		}
+		errs := make(chan string, workers)
+		done := make(chan bool)
+		for w := range workers {
+			go func() {
+				defer func() { done <- true }()
+				for rep := range 12 {
+					j := (w*5 + rep*3) % points
+					if got := p.Eval(xs[j]); got != want[j] {
+						errs <- fmt.Sprintf("%s: goroutine %d got %v at point %d, want %v", spec, w, got, j, want[j])
+						return
+					}
+				}
+			}()
+		}
+		for range workers {
+			<-done
+		}
+		close(errs)
+		for e := range errs {
+			t.Error(e)
+		}
+	}
+}
+
+// TestSuitesOptimum checks f(x*) against f* on instances and dimensions
+// beyond the reference files (held-out instances 6, 71, 110, 1000; d up to
+// 200), that x* lies in the domains, and that random points in and around
+// the domains do not go below f*.
+func TestSuitesOptimum(t *testing.T) {
+	dims := map[string][]int{
+		suiteLargeScale: {2, 41, 120, 200},
+		suiteMixint:     {5, 25, 30, 60, 120},
+	}
+	if testing.Short() {
+		dims[suiteLargeScale], dims[suiteMixint] = []int{2, 41}, []int{5, 60}
+	}
+	for _, suite := range []string{suiteLargeScale, suiteMixint} {
+		for _, d := range dims[suite] {
+			for _, inst := range []int{6, 71, 110, 1000} {
+				for f := 1; f <= BBOBFunctions; f++ {
+					name := suiteName(suite, f, inst)
+					p, err := Parse(name, d)
+					if err != nil {
+						t.Fatal(err)
+					}
+					x, fopt, ok := p.Optimum()
+					if !ok {
+						t.Fatalf("%s d=%d: no optimum", name, d)
+					}
+					got := p.Eval(x)
+					// f20's optimum is a few ulp away from COCO's point; the
+					// mixed-integer shift of the grid rounds.
+					if math.Abs(got-fopt) > 1e-11*max(1, math.Abs(fopt)) {
+						t.Errorf("%s d=%d: f(x*) = %.17g, f* = %.17g", name, d, got, fopt)
+					}
+					dom := DomainsOf(p)
+					for i, v := range x {
+						if v < dom[i].Lo || v > dom[i].Hi || dom[i].Integer && v != math.Trunc(v) {
+							t.Errorf("%s d=%d: x*[%d] = %v outside %+v", name, d, i, v, dom[i])
+							break
+						}
+					}
+					floor := fopt - 1e-11*max(1, math.Abs(fopt))
+					for k := 1; k <= 8; k++ {
+						y := referencePoint(f, inst, d, k)
+						for i := range y {
+							c := (dom[i].Lo + dom[i].Hi) / 2
+							y[i] = c + float64(1.2*(dom[i].Hi-dom[i].Lo)/10*y[i])
+						}
+						if v := p.Eval(y); !(v >= floor) {
+							t.Errorf("%s d=%d: f = %.17g below f* = %.17g at r%d", name, d, v, fopt, k)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestSuitesErrors checks the errors of the constructors and of Parse for
+// the COCO suites: one line, starting with "objectives: ", saying what is
+// wrong.
+func TestSuitesErrors(t *testing.T) {
+	tests := []struct {
+		spec string
+		dim  int
+		want string
+	}{
+		{"bbob-largescale", 20, `"bbob-largescale" is not of the form bbob-largescale/fN or bbob-largescale/fN/iI`},
+		{"bbob-largescale/", 20, `function "" is not f followed by digits`},
+		{"bbob-largescale/f0", 20, `bbob-largescale function must be 1 … 24, got 0`},
+		{"bbob-largescale/f25/i1", 20, `got 25`},
+		{"bbob-largescale/f1/i0", 20, `bbob-largescale instance must be 1 … 100000, got 0`},
+		{"bbob-largescale/f1/i100001", 20, `got 100001`},
+		{"bbob-largescale/f1/i99999999999999999999", 20, `instance "i99999999999999999999" is out of range`},
+		{"bbob-largescale/f1/i1/d20", 20, `is not of the form`},
+		{"bbob-largescale/f1:cond=2", 20, `bbob-largescale problems take no parameters`},
+		{"bbob-largescale/f3", 1, `bbob-largescale/f3/i1 needs dimension >= 2, got 1`},
+		{"bbob-largescale/f3", 40001, `bbob-largescale/f3/i1 supports dimensions up to 40000, got 40001`},
+		{"bbob-largescale/f3", 1 << 40, `supports dimensions up to 40000`},
+		{"bbob-largescale/f3", -7, `needs dimension >= 2, got -7`},
+		{"bbob-mixint/f3", 4, `bbob-mixint/f3/i1 needs dimension >= 5, got 4`},
+		{"bbob-mixint/f3", 12, `bbob-mixint/f3/i1 needs a dimension that is a multiple of 5, got 12`},
+		{"bbob-mixint/f3", 45, `bbob-mixint/f3/i1 does not exist in dimension 45`},
+		{"bbob-mixint/f3", 40005, `supports dimensions up to 40000, got 40005`},
+		{"bbob-mixint/f24/i100001", 10, `bbob-mixint instance must be 1 … 100000, got 100001`},
+		{"bbob-mixint/f-1", 10, `function "f-1" is not f followed by digits`},
+		{"bbob-mixint/f1/x", 10, `instance "x" is not i followed by digits`},
+		{"bbob-mixint/f1:x=1", 10, `bbob-mixint problems take no parameters`},
+		{"bbob-Mixint/f1", 10, `unknown problem "bbob-Mixint/f1"`},
+		{"bbob-largescalex/f1", 10, `unknown problem "bbob-largescalex/f1"`},
+	}
+	for _, tc := range tests {
+		p, err := Parse(tc.spec, tc.dim)
+		if err == nil {
+			t.Errorf("Parse(%q, %d) = %s, want an error", tc.spec, tc.dim, p.Name())
+			continue
+		}
+		msg := err.Error()
+		if !strings.HasPrefix(msg, "objectives: ") || !strings.Contains(msg, tc.want) || strings.Contains(msg, "\n") {
+			t.Errorf("Parse(%q, %d): error %q\nwant one line containing %q", tc.spec, tc.dim, msg, tc.want)
+		}
+	}
+	// The same specs parse with leading zeros and a default instance.
+	for spec, name := range map[string]string{
+		"bbob-largescale/f010/i03": "bbob-largescale/f10/i3",
+		"bbob-largescale/f7":       "bbob-largescale/f7/i1",
+		" bbob-mixint/f01/i015 ":   "bbob-mixint/f1/i15",
+	} {
+		p, err := Parse(spec, 20)
+		if err != nil || p.Name() != name {
+			t.Errorf("Parse(%q) = %v, %v; want %s", spec, p, err, name)
+		}
+	}
+}
+
+// TestLargeScaleLargeDimensions builds every function in a large dimension
+// and checks that it is quick, agrees with itself and reaches f* at x*.
+func TestLargeScaleLargeDimensions(t *testing.T) {
+	dim := 4000 // 100 blocks; BenchmarkNewLargeScale goes to 10000
+	if testing.Short() {
+		dim = 1000
+	}
+	for f := 1; f <= BBOBFunctions; f++ {
+		p, err := NewBBOBLargeScale(f, 2, dim)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x, fopt, _ := p.Optimum()
+		if got := p.Eval(x); math.Abs(got-fopt) > 1e-11*max(1, math.Abs(fopt)) {
+			t.Errorf("f%d d=%d: f(x*) = %.17g, f* = %.17g", f, dim, got, fopt)
+		}
+		y := referencePoint(f, 2, dim, 1)
+		if v := p.Eval(y); !(v > fopt) || math.IsInf(v, 0) {
+			t.Errorf("f%d d=%d: f = %v at a random point, f* = %v", f, dim, v, fopt)
+		}
+	}
+}
+
+// TestDomains checks DomainsOf for a problem without Domains and the
+// mixed-integer layout: five groups, the integer ones first.
+func TestDomains(t *testing.T) {
+	p, err := Parse("bbob/f3/i2", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := DomainsOf(p); !slices.Equal(got, []Domain{{-5, 5, false}, {-5, 5, false}, {-5, 5, false}}) {
+		t.Errorf("DomainsOf(bbob) = %v", got)
+	}
+	if _, ok := p.(Domains); ok {
+		t.Error("a bbob problem implements Domains")
+	}
+	q, err := Parse("bbob-mixint/f3/i2", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Domain{{0, 1, true}, {0, 1, true}, {0, 3, true}, {0, 3, true}, {0, 7, true}, {0, 7, true},
+		{0, 15, true}, {0, 15, true}, {-5, 5, false}, {-5, 5, false}}
+	d := q.(Domains).Domains()
+	if !slices.Equal(d, want) {
+		t.Errorf("Domains() = %v, want %v", d, want)
+	}
+	d[0].Hi = 99 // a copy
+	if q.(Domains).Domains()[0].Hi != 1 {
+		t.Error("Domains returned its own slice")
+	}
+	if lo, hi := q.Bounds(); lo != -5 || hi != 15 {
+		t.Errorf("Bounds() = %v, %v, want -5, 15", lo, hi)
+	}
+}
+
+// TestMixintRounding checks COCO's rounding of integer coordinates: half up
+// (⌊x + 0.5⌋, so −0.5 goes to 0 and 0.49999999999999994 to 1), then clamped
+// to the domain, the continuous coordinates passed on unchanged.
+func TestMixintRounding(t *testing.T) {
+	p, err := NewBBOBMixint(1, 1, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	same := [][2][]float64{
+		{{0.49999999999999994, 1, 2, 3, 0.7}, {1, 1, 2, 3, 0.7}},
+		{{-0.5, 1.5, 2.5, 3.5, 0.7}, {0, 2, 3, 4, 0.7}},
+		{{-1e300, 1e300, 7.49, 16, 0.7}, {0, 3, 7, 15, 0.7}},
+		{{1.4999999999999998, 2.4999999999999996, -0.2, 15.5, -4.9}, {1, 2, 0, 15, -4.9}},
+	}
+	for _, c := range same {
+		if a, b := p.Eval(c[0]), p.Eval(c[1]); a != b {
+			t.Errorf("f(%v) = %v, f(%v) = %v", c[0], a, c[1], b)
+		}
+	}
+	if v := p.Eval([]float64{0, 0, 0, 0, 0.71}); v == p.Eval([]float64{0, 0, 0, 0, 0.7}) {
+		t.Error("the continuous coordinate is rounded")
+	}
+	for x, want := range map[[5]float64]float64{
+		{math.NaN(), 0, 0, 0, math.Inf(1)}: math.Inf(1),
+		{0, math.Inf(-1), 0, 0, 0}:         math.Inf(1),
+		{0, 0, math.NaN(), 0, 0}:           math.NaN(),
+	} {
+		got := p.Eval(x[:])
+		if got != want && !(math.IsNaN(got) && math.IsNaN(want)) {
+			t.Errorf("f(%v) = %v, want %v", x, got, want)
+		}
+	}
+}
+
+// BenchmarkLargeScale measures Eval of some bbob-largescale functions at
+// d = 640 and d = 10000.
+func BenchmarkLargeScale(b *testing.B) {
+	for _, dim := range []int{640, 10000} {
+		for _, f := range []int{1, 10, 15, 21} {
+			p, err := NewBBOBLargeScale(f, 1, dim)
+			if err != nil {
+				b.Fatal(err)
+			}
+			x := referencePoint(f, 1, dim, 1)
+			b.Run(fmt.Sprintf("f%d/d=%d", f, dim), func(b *testing.B) {
+				sink := 0.0
+				for b.Loop() {
+					sink += p.Eval(x)
+				}
+				if math.IsNaN(sink) {
+					b.Fatal("NaN")
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkNewLargeScale measures building a bbob-largescale problem.
+func BenchmarkNewLargeScale(b *testing.B) {
+	for _, dim := range []int{640, 10000} {
+		for _, f := range []int{15, 21} {
+			b.Run(fmt.Sprintf("f%d/d=%d", f, dim), func(b *testing.B) {
+				for b.Loop() {
+					if _, err := NewBBOBLargeScale(f, 1, dim); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
 }
