@@ -132,11 +132,11 @@ func validNames() string {
 	for i, c := range classicFunctions {
 		names[i] = c.name
 	}
-	list := strings.Join(names, ", ") + fmt.Sprintf(", bbob/f1 … bbob/f%d (bbob/fN/iI for instance I)", BBOBFunctions)
-	for _, s := range suites[1:] {
+	list := strings.Join(names, ", ")
+	for _, s := range suites {
 		list += fmt.Sprintf(", %s/f1 … %s/f%d", s.name, s.name, BBOBFunctions)
 	}
-	return list
+	return list + " (suite/fN/iI for instance I)"
 }
 
 // suite is one COCO suite of the specs: its name (the first part of a

@@ -52,18 +52,28 @@ func withProblems(help string) string {
 }
 
 // problemList is the "Problems: ..." paragraph of the help, wrapped to 72
-// columns: the classic names, then the BBOB range.
+// columns: the classic names, then the range of each COCO suite.
 func problemList() string {
-	var words []string
-	bbob := 0
+	var words, suites []string
+	count := map[string]int{}
 	for _, name := range objectives.Names() {
-		if strings.HasPrefix(name, "bbob/") {
-			bbob++
+		suite, _, ok := strings.Cut(name, "/")
+		if !ok {
+			words = append(words, name+",")
 			continue
 		}
-		words = append(words, name+",")
+		if count[suite] == 0 {
+			suites = append(suites, suite)
+		}
+		count[suite]++
 	}
-	words = append(words, fmt.Sprintf("bbob/f1 … bbob/f%d.", bbob))
+	for i, suite := range suites {
+		end := ","
+		if i == len(suites)-1 {
+			end = "."
+		}
+		words = append(words, fmt.Sprintf("%s/f1 … %s/f%d%s", suite, suite, count[suite], end))
+	}
 	var b strings.Builder
 	col := 0
 	for i, w := range append([]string{"Problems:"}, words...) {
