@@ -404,7 +404,7 @@ func TestMixintReference(t *testing.T) {
 			var fopt float64
 			xopt, fopt, _ = p.Optimum()
 			dom = DomainsOf(p)
-			if math.Abs(fopt-row.fopt) > 1e-15*max(1, math.Abs(row.fopt)) {
+			if fopt != row.fopt {
 				t.Errorf("%s: fopt = %.17g, COCO %.17g", name, fopt, row.fopt)
 			}
 		}
