@@ -19,8 +19,9 @@ const (
 	// rseed + 10^6·⌈d/40⌉; with d <= 40000 (1000 blocks) and instances up
 	// to MaxLargeScaleInstance every seed stays a valid state of the legacy
 	// generator, 1 … 2^31−2 (docs/BBOB.md §9). Beyond that COCO's C code has
-	// no defined value to match. Memory is O(d·40): about 25 MB at the limit
-	// for most functions, 100 MB for f21 (101 peaks of d numbers each).
+	// no defined value to match. Memory is O(d·40): at the limit about
+	// 60 MB for most functions, and 190 MB at the peak of building f21
+	// (101 peaks of d numbers each), which takes about 1.5 s.
 	MaxLargeScaleDim = 40000
 	// MaxLargeScaleInstance is the largest instance NewBBOBLargeScale and
 	// NewBBOBMixint accept (COCO's default instances are 1 … 15); see

@@ -168,6 +168,8 @@ func FuzzParse(f *testing.F) {
 		"sphere", "ellipsoid:cond=1e4", "rotellipsoid:seed=3,cond=10", "quadratic:seed=3,cond=1e4",
 		"cigar:cond=1e300", "twoaxes", "bbob/f10/i3", "bbob/f21", "bbob/f7/i214648", "bbob/f20/i01",
 		"ellipsoid:cond=1e4,cond=2", "bbob/f3/i1:x=1", ":", "bbob//", "rosenbrock:,",
+		"bbob-largescale/f10/i3", "bbob-largescale/f21/i100000", "bbob-mixint/f1", "bbob-mixint/f24/i57",
+		"bbob-mixint/f3/i1:x=1", "bbob-largescale//",
 	} {
 		f.Add(spec, uint8(3))
 	}
