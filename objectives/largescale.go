@@ -34,6 +34,7 @@ const (
 	lsMaxBlock       = 40      // block size min(d, 40)
 	lsBlockSeedStep  = 1000000 // block b of rotation(seed) uses seed + 10^6·b
 	lsSwapSeedStep   = 1000    // swap k of a permutation uses seed + 1000·(k+1)
+	lsPermSeedStep   = 1000000 // permutation Pk uses rseed + 10^6·k
 	lsIdentityBelow  = 40      // permutations are the identity for d <= 40
 	lsNormDim        = 40      // values are scaled by min(1, 40/d)
 	lsGallagherStep  = 1000    // peak j's axis permutation uses rseed + 1000·j
@@ -228,20 +229,21 @@ func swapPermutation(seed int64, n int) []int32 {
 // lsData is the per-instance data of one bbob-largescale problem. Which
 // fields are set depends on the function (newLargeScaleData).
 type lsData struct {
-	function, dim int
-	fopt          float64   // the shift of the values (bbob's fopt)
-	bestValue     float64   // COCO's optimal value (fopt plus a leftover for f16, f20)
-	xopt          []float64 // the shift of x (nil for f19, f21, f22, f24)
-	best          []float64 // COCO's optimal point
-	norm          float64   // min(1, 40/d), COCO's normalisation by dimension
+	dim       int
+	fopt      float64   // the shift of the values (bbob's fopt)
+	bestValue float64   // COCO's optimal value (fopt plus a leftover for f16, f20)
+	xopt      []float64 // the shift of x (nil for f5, f19, f21, f22, f24)
+	best      []float64 // COCO's optimal point
+	norm      float64   // min(1, 40/d), COCO's normalisation by dimension
 	// stages are the permuted block rotations in the order they act.
 	stages []*permBlock
 	// coef, coef2 are per-coordinate constants of the function (conditioning,
 	// asymmetry, ellipsoid coefficients, …).
 	coef, coef2 []float64
-	scalar      float64 // f16 f0, f23 exponent, f24 s
+	scalar      float64 // f16 f0, f20 offset, f23 exponent, f24 s
 	scalar2     float64 // f24 μ1
-	wa, wb      []float64
+	// wa, wb are f16's a_k = 0.5^k and b_k = 3^k.
+	wa, wb []float64
 	// Gallagher peaks (f21, f22): heights, the rotated centres ỹ_j
 	// (peak-major), each peak's inverse axis permutation, conditioning
 	// coefficients and scale.
@@ -303,7 +305,7 @@ func newLargeScaleData(f, inst, dim int) *lsData {
 		base = 17
 	}
 	rseed := base + seedInstanceStep*int64(inst)
-	b := &lsData{function: f, dim: dim, fopt: bbobFopt(rseed)}
+	b := &lsData{dim: dim, fopt: bbobFopt(rseed)}
 	b.bestValue = b.fopt
 	b.norm = 1
 	if r := float64(lsNormDim) / float64(dim); r < 1 {
@@ -335,7 +337,8 @@ func newLargeScaleData(f, inst, dim int) *lsData {
 	// Rotations and permutations, by their offsets from rseed.
 	rotR := func() *blockRotation { return newBlockRotation(rseed+seedSecondRot, dim) }
 	rotQ := func() *blockRotation { return newBlockRotation(rseed, dim) }
-	perm := func(offset int64) []int32 { return swapPermutation(rseed+offset*1000000, dim) }
+	perm := func(k int64) []int32 { return swapPermutation(rseed+lsPermSeedStep*k, dim) }
+	// stage is the permuted block rotation [P_in, rot, P_out].
 	stage := func(in, out int64, rot *blockRotation) *permBlock {
 		return &permBlock{in: perm(in), out: perm(out), rot: rot}
 	}

@@ -631,6 +631,48 @@ func TestLargeScaleLargeDimensions(t *testing.T) {
 	}
 }
 
+// TestLargeScaleHessian checks the Hessian of the large-scale sphere, the
+// one quadratic of the suites: f = min(1, 40/d)·|x − x*|² + f*.
+func TestLargeScaleHessian(t *testing.T) {
+	for _, d := range []int{20, 80} {
+		p, err := NewBBOBLargeScale(1, 3, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, ok := p.Hessian()
+		if !ok {
+			t.Fatalf("d=%d: no Hessian", d)
+		}
+		xopt, fopt, _ := p.Optimum()
+		x := referencePoint(1, 3, d, 1)
+		q := 0.0
+		for i := range x {
+			for j := range x {
+				q += (x[i] - xopt[i]) * h.At(i, j) * (x[j] - xopt[j])
+			}
+		}
+		if got, want := p.Eval(x), q/2+fopt; math.Abs(got-want) > 1e-12*math.Abs(want) {
+			t.Errorf("d=%d: f = %v, the Hessian gives %v", d, got, want)
+		}
+		if _, ok := p.(Domains); ok {
+			t.Errorf("d=%d: a large-scale problem implements Domains", d)
+		}
+	}
+	if _, ok := mustParse(t, "bbob-mixint/f1/i1", 5).Hessian(); ok {
+		t.Error("a mixed-integer problem has a Hessian")
+	}
+}
+
+// mustParse is Parse that fails the test on an error.
+func mustParse(t *testing.T, spec string, dim int) Problem {
+	t.Helper()
+	p, err := Parse(spec, dim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 // TestDomains checks DomainsOf for a problem without Domains and the
 // mixed-integer layout: five groups, the integer ones first.
 func TestDomains(t *testing.T) {
