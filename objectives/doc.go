@@ -45,8 +45,8 @@
 //
 // Both suites agree with COCO's reference values (testdata/bbob-largescale,
 // testdata/bbob-mixint) to within 1e-9 relative to max(1, |f − fopt|)
-// (1e-8 for f19), bit for bit for half or more of the values of each
-// function (docs/BBOB.md §11).
+// (1e-8 for f19 and f23), bit for bit for half or more of the values of
+// each function (docs/BBOB.md §11).
 //
 // # Specs
 //

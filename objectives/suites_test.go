@@ -268,11 +268,11 @@ func sameSum(row suiteRow, a, b float64) bool {
 }
 
 // suiteTolerance is the agreement required with COCO's values, relative to
-// max(1, |f − fopt|): 1e-9 (docs/BBOB.md §8), and 1e-8 for f19, whose cosine
-// of arguments up to about 1e8 amplifies the last-bit differences of the
-// rotations (docs/BBOB.md §11).
+// max(1, |f − fopt|): 1e-9 (docs/BBOB.md §8), and 1e-8 for f19 and f23, which
+// amplify the last-bit differences of the rotations most (docs/BBOB.md §11:
+// up to 2.4e-9 measured).
 func suiteTolerance(function int) float64 {
-	if function == 19 {
+	if function == 19 || function == 23 {
 		return 1e-8
 	}
 	return 1e-9
