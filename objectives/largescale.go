@@ -543,9 +543,10 @@ func newLargeScaleData(f, inst, dim int) *lsData {
 	return b
 }
 
-// initSchwefel sets up f20 of the large-scale suite: bbob's f20 with COCO's
-// "generalized" constant 4.189828872724339·100 in place of
-// 418.9828872724339 and the optimal value computed with it.
+// initSchwefel sets up f20 of the large-scale suite: bbob's f20, with
+// COCO's "generalized" constant 4.189828872724339·100 (the same float64 as
+// bbob's 418.9828872724339, computed as COCO does) and the optimal value
+// computed with it.
 func (b *lsData) initSchwefel(rseed int64, lambda []float64) {
 	dim := b.dim
 	u := make([]float64, dim)
