@@ -130,6 +130,14 @@ type bbobData struct {
 	eval    func(x, work []float64) float64
 	workLen int       // length of the work vector eval needs; 0 for none
 	pool    sync.Pool // of *[]float64 of length workLen
+
+	// checks makes the evaluators check each intermediate vector as COCO's
+	// coco_evaluate_function does between two transformations: one that
+	// holds an infinity gives +Inf, else one that holds a NaN gives NaN
+	// (docs/BBOB.md §10). Only bbob-mixint sets it: NewBBOB's problems keep
+	// their values, which differ from COCO's only where an intermediate
+	// vector overflows.
+	checks bool
 }
 
 // Transform parameters of docs/BBOB.md §6.

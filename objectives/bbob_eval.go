@@ -82,6 +82,48 @@ func rastriginRaw(sumCos, sumSq float64, dim int) float64 {
 	return float64(10*(float64(dim)-sumCos)) + sumSq
 }
 
+// level accumulates COCO's check of one intermediate vector, element by
+// element (bbobData.checks): an infinity anywhere gives +Inf, otherwise a
+// NaN anywhere gives NaN.
+type level struct{ inf, nan bool }
+
+// add checks one element.
+func (l *level) add(v float64) {
+	if math.IsInf(v, 0) {
+		l.inf = true
+	} else if v != v {
+		l.nan = true
+	}
+}
+
+// value returns the value COCO gives and whether the vector had a special
+// element.
+func (l *level) value() (float64, bool) {
+	switch {
+	case l.inf:
+		return math.Inf(1), true
+	case l.nan:
+		return math.NaN(), true
+	}
+	return 0, false
+}
+
+// overflowed reports, for a problem with checks, whether v is infinite: an
+// elementwise transformation of a finite vector gives no NaN, and an
+// infinity anywhere in a level gives +Inf.
+func (b *bbobData) overflowed(v float64) bool {
+	return b.checks && math.IsInf(v, 0)
+}
+
+// checked reports COCO's value for the intermediate vector v of a problem
+// with checks.
+func (b *bbobData) checked(v []float64) (float64, bool) {
+	if !b.checks {
+		return 0, false
+	}
+	return special(v)
+}
+
 // f1 Sphere: z = x − xopt, f = Σ z² + fopt.
 func (b *bbobData) f1(x, _ []float64) float64 {
 	s := 0.0
@@ -97,6 +139,9 @@ func (b *bbobData) f2(x, _ []float64) float64 {
 	s := 0.0
 	for i, v := range x {
 		z := tosz(v - b.xopt[i])
+		if b.overflowed(z) {
+			return math.Inf(1)
+		}
 		s += float64(b.coef[i] * z * z)
 	}
 	return s + b.fopt
@@ -106,7 +151,12 @@ func (b *bbobData) f2(x, _ []float64) float64 {
 func (b *bbobData) f3(x, _ []float64) float64 {
 	sumCos, sumSq := 0.0, 0.0
 	for i, v := range x {
-		z := b.coef[i] * tasy(tosz(v-b.xopt[i]), b.coef2[i])
+		y := tosz(v - b.xopt[i])
+		u := tasy(y, b.coef2[i])
+		z := b.coef[i] * u
+		if b.overflowed(y) || b.overflowed(u) || b.overflowed(z) {
+			return math.Inf(1)
+		}
 		sumCos += xmath.Cos(2 * math.Pi * z)
 		sumSq += float64(z * z)
 	}
@@ -124,6 +174,9 @@ func (b *bbobData) f4(x, _ []float64) float64 {
 			factor *= 10
 		}
 		z := factor * y
+		if b.overflowed(y) || b.overflowed(z) {
+			return math.Inf(1)
+		}
 		sumCos += xmath.Cos(2 * math.Pi * z)
 		sumSq += float64(z * z)
 	}
@@ -152,13 +205,18 @@ func (b *bbobData) f6(x, work []float64) float64 {
 	y := work[:n]
 	shift(y, x, b.xopt)
 	s := 0.0
+	var l level
 	for r := range n {
 		z := affineRow(b.mat[r*n:r*n+n], y, 0)
+		l.add(z)
 		if float64(z*b.xopt[r]) > 0 {
 			s += float64(sectorFactor * sectorFactor * z * z)
 		} else {
 			s += float64(z * z)
 		}
+	}
+	if v, bad := l.value(); bad && b.checks {
+		return v
 	}
 	return xmath.Pow(tosz(s), 0.9) + b.fopt
 }
@@ -229,6 +287,9 @@ func (b *bbobData) f9(x, work []float64) float64 {
 	for r := range n {
 		z[r] = affineRow(b.mat[r*n:r*n+n], x, 0.5)
 	}
+	if v, bad := b.checked(z); bad {
+		return v
+	}
 	return rosenbrockRaw(z) + b.fopt
 }
 
@@ -238,9 +299,21 @@ func (b *bbobData) f10(x, work []float64) float64 {
 	y := work[:n]
 	shift(y, x, b.xopt)
 	s := 0.0
+	var rotated, oscillated level
 	for r := range n {
-		z := tosz(affineRow(b.rot[r*n:r*n+n], y, 0))
+		u := affineRow(b.rot[r*n:r*n+n], y, 0)
+		z := tosz(u)
+		rotated.add(u)
+		oscillated.add(z)
 		s += float64(b.coef[r] * z * z)
+	}
+	if b.checks {
+		if v, bad := rotated.value(); bad {
+			return v
+		}
+		if v, bad := oscillated.value(); bad {
+			return v
+		}
 	}
 	return s + b.fopt
 }
@@ -250,11 +323,26 @@ func (b *bbobData) f11(x, work []float64) float64 {
 	n := b.dim
 	y := work[:n]
 	shift(y, x, b.xopt)
-	z0 := tosz(affineRow(b.rot[:n], y, 0))
+	var rotated, oscillated level
+	u0 := affineRow(b.rot[:n], y, 0)
+	z0 := tosz(u0)
+	rotated.add(u0)
+	oscillated.add(z0)
 	s := float64(condDiscus * z0 * z0)
 	for r := 1; r < n; r++ {
-		z := tosz(affineRow(b.rot[r*n:r*n+n], y, 0))
+		u := affineRow(b.rot[r*n:r*n+n], y, 0)
+		z := tosz(u)
+		rotated.add(u)
+		oscillated.add(z)
 		s += float64(z * z)
+	}
+	if b.checks {
+		if v, bad := rotated.value(); bad {
+			return v
+		}
+		if v, bad := oscillated.value(); bad {
+			return v
+		}
 	}
 	return s + b.fopt
 }
@@ -266,14 +354,26 @@ func (b *bbobData) f12(x, work []float64) float64 {
 	y, u := work[:n], work[n:2*n]
 	shift(y, x, b.xopt)
 	mulRows(u, b.rot, y)
+	if v, bad := b.checked(u); bad {
+		return v
+	}
 	for i, v := range u {
 		u[i] = tasy(v, b.coef2[i])
 	}
+	if v, bad := b.checked(u); bad {
+		return v
+	}
+	var l level
 	z0 := affineRow(b.rot[:n], u, 0)
+	l.add(z0)
 	s := float64(z0 * z0)
 	for r := 1; r < n; r++ {
 		z := affineRow(b.rot[r*n:r*n+n], u, 0)
+		l.add(z)
 		s += float64(condBentCigar * z * z)
+	}
+	if v, bad := l.value(); bad && b.checks {
+		return v
 	}
 	return s + b.fopt
 }
@@ -284,11 +384,17 @@ func (b *bbobData) f13(x, work []float64) float64 {
 	n := b.dim
 	y := work[:n]
 	shift(y, x, b.xopt)
+	var l level
 	z0 := affineRow(b.mat[:n], y, 0)
+	l.add(z0)
 	s := 0.0
 	for r := 1; r < n; r++ {
 		z := affineRow(b.mat[r*n:r*n+n], y, 0)
+		l.add(z)
 		s += float64(z * z)
+	}
+	if v, bad := l.value(); bad && b.checks {
+		return v
 	}
 	return float64(z0*z0) + float64(ridgeFactor*math.Sqrt(s)) + b.fopt
 }
@@ -299,9 +405,14 @@ func (b *bbobData) f14(x, work []float64) float64 {
 	y := work[:n]
 	shift(y, x, b.xopt)
 	s := 0.0
+	var l level
 	for r := range n {
 		z := affineRow(b.rot[r*n:r*n+n], y, 0)
+		l.add(z)
 		s += xmath.Pow(math.Abs(z), b.coef[r])
+	}
+	if v, bad := l.value(); bad && b.checks {
+		return v
 	}
 	return math.Sqrt(s) + b.fopt
 }
@@ -312,14 +423,29 @@ func (b *bbobData) f15(x, work []float64) float64 {
 	y, u := work[:n], work[n:2*n]
 	shift(y, x, b.xopt)
 	mulRows(u, b.rot, y)
+	if v, bad := b.checked(u); bad {
+		return v
+	}
 	for i, v := range u {
-		u[i] = tasy(tosz(v), b.coef2[i])
+		z := tosz(v)
+		u[i] = tasy(z, b.coef2[i])
+		if b.overflowed(z) {
+			return math.Inf(1)
+		}
+	}
+	if v, bad := b.checked(u); bad {
+		return v
 	}
 	sumCos, sumSq := 0.0, 0.0
+	var l level
 	for r := range n {
 		z := affineRow(b.mat[r*n:r*n+n], u, 0)
+		l.add(z)
 		sumCos += xmath.Cos(2 * math.Pi * z)
 		sumSq += float64(z * z)
+	}
+	if v, bad := l.value(); bad && b.checks {
+		return v
 	}
 	return rastriginRaw(sumCos, sumSq, n) + b.fopt
 }
@@ -332,15 +458,26 @@ func (b *bbobData) f16(x, work []float64) float64 {
 	y, u := work[:n], work[n:2*n]
 	shift(y, x, b.xopt)
 	mulRows(u, b.rot, y)
+	if v, bad := b.checked(u); bad {
+		return v
+	}
 	for i, v := range u {
 		u[i] = tosz(v)
 	}
+	if v, bad := b.checked(u); bad {
+		return v
+	}
 	s := 0.0
+	var l level
 	for r := range n {
 		z := affineRow(b.mat[r*n:r*n+n], u, 0)
+		l.add(z)
 		for k, a := range b.coef {
 			s += float64(xmath.Cos(2*math.Pi*(z+0.5)*b.coef2[k]) * a)
 		}
+	}
+	if v, bad := l.value(); bad && b.checks {
+		return v
 	}
 	raw := float64(10 * xmath.Pow(s/float64(n)-b.scalar, 3))
 	return raw + b.fopt + float64(10/float64(n)*bbobPenalty(x))
@@ -354,13 +491,24 @@ func (b *bbobData) f17(x, work []float64) float64 {
 	y, u := work[:n], work[n:2*n]
 	shift(y, x, b.xopt)
 	mulRows(u, b.rot, y)
+	if v, bad := b.checked(u); bad {
+		return v
+	}
 	for i, v := range u {
 		u[i] = tasy(v, b.coef2[i])
 	}
+	if v, bad := b.checked(u); bad {
+		return v
+	}
+	zs := y // x − xopt is no longer needed
+	mulRows(zs, b.mat, u)
+	if v, bad := b.checked(zs); bad {
+		return v
+	}
 	s := 0.0
-	z := affineRow(b.mat[:n], u, 0)
+	z := zs[0]
 	for r := 1; r < n; r++ {
-		next := affineRow(b.mat[r*n:r*n+n], u, 0)
+		next := zs[r]
 		t := float64(z*z) + float64(next*next)
 		if math.IsInf(t, 1) {
 			// COCO returns the infinite s_i itself (sin(∞) is NaN).
@@ -382,6 +530,9 @@ func (b *bbobData) f19(x, work []float64) float64 {
 	z := work[:n]
 	for r := range n {
 		z[r] = affineRow(b.mat[r*n:r*n+n], x, 0) + 0.5
+	}
+	if v, bad := b.checked(z); bad {
+		return v
 	}
 	s := 0.0
 	for i := 0; i+1 < n; i++ {
@@ -411,7 +562,13 @@ func (b *bbobData) f20(x, _ []float64) float64 {
 		}
 		twice := 2 * math.Abs(xo)
 		prev = xh - twice
-		z := 100 * (float64(b.coef[i]*(zh-twice)) + twice)
+		c := zh - twice
+		t := float64(b.coef[i] * c)
+		u := t + twice
+		z := 100 * u
+		if b.overflowed(xh) || b.overflowed(zh) || b.overflowed(c) || b.overflowed(t) || b.overflowed(u) || b.overflowed(z) {
+			return math.Inf(1)
+		}
 		if d := math.Abs(z) - 500; d > 0 {
 			pen += float64(d * d)
 		}
@@ -451,8 +608,10 @@ func (b *bbobData) f23(x, work []float64) float64 {
 	y := work[:n]
 	shift(y, x, b.xopt)
 	prod := 1.0
+	var l level
 	for r := range n {
 		z := affineRow(b.mat[r*n:r*n+n], y, 0)
+		l.add(z)
 		t := 0.0
 		scale := 1.0
 		for range katsuuraTerms {
@@ -461,6 +620,9 @@ func (b *bbobData) f23(x, work []float64) float64 {
 			t += math.Abs(v-math.Floor(v+0.5)) / scale
 		}
 		prod *= xmath.Pow(1+float64(float64(r+1)*t), b.scalar)
+	}
+	if v, bad := l.value(); bad && b.checks {
+		return v
 	}
 	d := float64(n)
 	return float64(10/d/d*(prod-1)) + b.fopt + bbobPenalty(x)

@@ -3,7 +3,6 @@ package objectives
 import (
 	"fmt"
 	"math"
-	"strings"
 	"sync"
 
 	"github.com/hees-dev/hees/internal/xmath"
@@ -37,7 +36,7 @@ const (
 //   - Noiseless is the value without noise, the one COCO's targets and
 //     logs refer to.
 //
-// docs/BBOB.md (Section 9) describes the noise models and both streams.
+// docs/BBOB.md (Section 12) describes the noise models and both streams.
 type Noisy interface {
 	Problem
 	// EvalKeyed returns the noisy value at x with the noise drawn from the
@@ -87,7 +86,7 @@ var noisyFunctions = [BBOBNoisyLast - BBOBNoisyFirst + 1]noisyFunction{
 	{21, gaussianNoise, true}, {21, uniformNoise, true}, {21, cauchyNoise, true}, // f128-f130
 }
 
-// Noise parameters of docs/BBOB.md §9.
+// Noise parameters of docs/BBOB.md §12.
 const (
 	noiseBetaModerate    = 0.01 // β of the moderate Gaussian and uniform noise
 	noiseBetaSevere      = 1    // β of the severe ones
@@ -137,7 +136,7 @@ type noisyProblem struct {
 // NewBBOBNoisy returns function f101 … f130 of COCO's bbob-noisy suite,
 // instance instance (1 … MaxBBOBInstance) in dimension dim (2 …
 // MaxMatrixDim), exactly as COCO defines it (numbbo/coco-experiment
-// v2.8.2; docs/BBOB.md §9):
+// v2.8.2; docs/BBOB.md §12):
 //
 //	f101-f103  sphere (f1)                 moderate Gaussian, uniform, Cauchy noise
 //	f104-f106  Rosenbrock (f8)             moderate Gaussian, uniform, Cauchy noise
@@ -412,23 +411,4 @@ func (p *noisyProblem) noisyValue(x []float64, d noiseDraws) float64 {
 // 100·Σ max(0, |x_i| − 5)².
 func boundaryPenalty(x []float64) float64 {
 	return float64(boundaryFactor * bbobPenalty(x))
-}
-
-// parseBBOBNoisy parses "bbob-noisy/fN" or "bbob-noisy/fN/iI".
-func parseBBOBNoisy(name string, dim int) (Problem, error) {
-	parts := strings.Split(name, "/")
-	if len(parts) < 2 || len(parts) > 3 || parts[0] != "bbob-noisy" {
-		return nil, fmt.Errorf("objectives: %q is not of the form bbob-noisy/fN or bbob-noisy/fN/iI", name)
-	}
-	function, err := parseNumbered(parts[1], "f")
-	if err != nil {
-		return nil, fmt.Errorf("objectives: %q: function %v", name, err)
-	}
-	instance := 1
-	if len(parts) == 3 {
-		if instance, err = parseNumbered(parts[2], "i"); err != nil {
-			return nil, fmt.Errorf("objectives: %q: instance %v", name, err)
-		}
-	}
-	return NewBBOBNoisy(function, instance, dim)
 }

@@ -1,7 +1,7 @@
 // Package objectives provides the test problems of hees: classic functions
-// of the evolution-strategy literature, the 24 noiseless functions of the
-// BBOB/COCO suite with COCO-exact instances, and the 30 functions of COCO's
-// bbob-noisy suite.
+// of the evolution-strategy literature and the functions of four COCO
+// suites with COCO-exact instances: bbob (24 noiseless functions),
+// bbob-largescale, bbob-mixint, and bbob-noisy (30 noisy functions).
 //
 // # Problems
 //
@@ -26,13 +26,37 @@
 // (testdata/bbob) to within 1e-11 relative to max(1, |f − fopt|), much closer
 // for most functions.
 //
+// # bbob-largescale
+//
+// NewBBOBLargeScale(f, i, d) is function f of COCO's bbob-largescale suite:
+// the bbob functions with each full rotation replaced by a permuted
+// block-diagonal one (blocks of 40 coordinates), so that building and
+// evaluating a problem take O(40·d) memory and time, for d up to
+// MaxLargeScaleDim (docs/BBOB.md §9).
+//
+// # bbob-mixint and per-coordinate domains
+//
+// NewBBOBMixint(f, i, d) is function f of COCO's mixed-integer suite
+// bbob-mixint (d a multiple of 5): four fifths of the coordinates are
+// integers with 2, 4, 8 or 16 values, rounded and clamped as COCO does, the
+// rest continuous (docs/BBOB.md §10). Its problems implement [Domains],
+// which gives each coordinate's interval and whether it is integer; a
+// program that needs the domains of any problem calls [DomainsOf], which
+// falls back to the box of Bounds for the problems without per-coordinate
+// domains.
+//
+// Both suites agree with COCO's reference values (testdata/bbob-largescale,
+// testdata/bbob-mixint) to within 1e-9 relative to max(1, |f − fopt|)
+// (1e-8 for f19 and f23), bit for bit for half or more of the values of
+// each function (docs/BBOB.md §11).
+//
 // # BBOB noisy
 //
 // NewBBOBNoisy(f, i, d) is function f101-f130 of COCO's "bbob-noisy" suite:
 // sphere, Rosenbrock, step ellipsoid, rotated ellipsoid, different powers,
 // Schaffers F7, Griewank–Rosenbrock and Gallagher's 101 peaks, each with
 // Gaussian, uniform and Cauchy noise (moderate for f101-f106, severe from
-// f107 on), as COCO computes them (docs/BBOB.md §9). It returns a [Noisy],
+// f107 on), as COCO computes them (docs/BBOB.md §12). It returns a [Noisy],
 // whose noise comes from one of two sources:
 //
 //   - Eval reproduces COCO's noise sequence. COCO draws each noise value
@@ -61,6 +85,9 @@
 //
 // [Parse] builds a problem from a spec such as "sphere",
 // "ellipsoid:cond=1e4", "rotellipsoid:seed=3", "quadratic:cond=1e4,seed=3",
+// "bbob/f10/i3", "bbob-largescale/f10/i3" or "bbob-mixint/f1/i1";
+// [Problem.Name] returns the canonical spec.
+//
 // "bbob/f10/i3" or "bbob-noisy/f101/i1"; [Problem.Name] returns the
 // canonical spec.
 //

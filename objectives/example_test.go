@@ -125,3 +125,48 @@ func ExampleNewRandomQuadratic() {
 	// Output:
 	// quadratic:cond=10000,seed=3 cond(H) = 10000
 }
+
+func ExampleNewBBOBLargeScale() {
+	p, err := objectives.NewBBOBLargeScale(10, 3, 640) // COCO's bbob_f010_i03_d0640
+	if err != nil {
+		log.Fatal(err)
+	}
+	xopt, fopt, _ := p.Optimum()
+	fmt.Println(p.Name(), fopt, p.Eval(xopt) == fopt)
+	// Output:
+	// bbob-largescale/f10/i3 -491.53 true
+}
+
+func ExampleNewBBOBMixint() {
+	p, err := objectives.NewBBOBMixint(1, 1, 5) // COCO's bbob-mixint_f001_i01_d05
+	if err != nil {
+		log.Fatal(err)
+	}
+	xopt, fopt, _ := p.Optimum()
+	fmt.Println(p.Name(), xopt[:4], fopt)
+	// Integer coordinates are rounded half up and clamped to their range.
+	fmt.Println(p.Eval([]float64{0.5, 1.49, 2.5, -7, 0.25}) == p.Eval([]float64{1, 1, 3, 0, 0.25}))
+	// Output:
+	// bbob-mixint/f1/i1 [1 1 3 12] 79.48
+	// true
+}
+
+func ExampleDomainsOf() {
+	p, err := objectives.Parse("bbob-mixint/f7/i2", 10)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, d := range objectives.DomainsOf(p)[7:] {
+		fmt.Printf("[%g, %g] integer %t\n", d.Lo, d.Hi, d.Integer)
+	}
+	q, err := objectives.Parse("bbob/f7/i2", 2)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(objectives.DomainsOf(q)) // one box for all, from Bounds
+	// Output:
+	// [0, 15] integer true
+	// [-5, 5] integer false
+	// [-5, 5] integer false
+	// [{-5 5 false} {-5 5 false}]
+}

@@ -41,9 +41,12 @@ type Problem interface {
 	// sphere Σ x_i² has H = 2I. ok is false (and H nil) for a problem that is
 	// not a quadratic.
 	Hessian() (h *linalg.Dense, ok bool)
-	// Bounds is the box [lo, hi]^Dim of interest: [−5, 5] for BBOB (its
-	// region of interest) and [−3, 3] for the classic functions. The
-	// functions are defined on all of R^Dim; the box is where runs start.
+	// Bounds is the box [lo, hi]^Dim of interest: [−5, 5] for BBOB and
+	// bbob-largescale (their region of interest) and [−3, 3] for the
+	// classic functions. The functions are defined on all of R^Dim; the box
+	// is where runs start. A problem whose coordinates have different
+	// domains (bbob-mixint) returns the smallest box that holds them all
+	// and implements Domains, which gives each coordinate's.
 	Bounds() (lo, hi float64)
 }
 

@@ -30,18 +30,16 @@ var classicFunctions = []classicFunction{
 }
 
 // Names returns the problem names Parse accepts: the classic functions, then
-// "bbob/f1" … "bbob/f24" and "bbob-noisy/f101" … "bbob-noisy/f130" (each
-// also as ".../fN/iI" for instance I).
+// the functions of each COCO suite: "bbob/f1" … "bbob/f24",
+// "bbob-largescale/f1" … "bbob-largescale/f24", "bbob-mixint/f1" …
+// "bbob-mixint/f24" and "bbob-noisy/f101" … "bbob-noisy/f130" (each also as
+// "S/fN/iI" for instance I).
 func Names() []string {
-	names := make([]string, 0, len(classicFunctions)+BBOBFunctions+BBOBNoisyLast-BBOBNoisyFirst+1)
-	for _, c := range classicFunctions {
-		names = append(names, c.name)
-	}
-	for f := 1; f <= BBOBFunctions; f++ {
-		names = append(names, fmt.Sprintf("bbob/f%d", f))
-	}
-	for f := BBOBNoisyFirst; f <= BBOBNoisyLast; f++ {
-		names = append(names, fmt.Sprintf("bbob-noisy/f%d", f))
+	names := slices.Clone(classicNames())
+	for _, s := range suites {
+		for f := s.first; f <= s.last; f++ {
+			names = append(names, fmt.Sprintf("%s/f%d", s.name, f))
+		}
 	}
 	return names
 }
@@ -50,7 +48,9 @@ func Names() []string {
 //
 //	name[:key=value,key=value]   a classic function, e.g. "ellipsoid:cond=1e4"
 //	bbob/fN[/iI]                 BBOB function N, instance I (default 1), e.g. "bbob/f10/i3"
-//	bbob-noisy/fN[/iI]           bbob-noisy function N (101 … 130), e.g. "bbob-noisy/f101/i1"
+//	bbob-largescale/fN[/iI]      the same in COCO's bbob-largescale suite (NewBBOBLargeScale)
+//	bbob-mixint/fN[/iI]          the same in COCO's bbob-mixint suite (NewBBOBMixint)
+//	bbob-noisy/fN[/iI]           bbob-noisy function N (101 … 130), e.g. "bbob-noisy/f101/i1" (NewBBOBNoisy)
 //
 // The classic names are sphere, ellipsoid (cond), rotellipsoid (cond, seed),
 // cigar (cond), discus (cond), twoaxes (cond), diffpowers, rosenbrock,
@@ -58,7 +58,8 @@ func Names() []string {
 // NewEllipsoid, NewRotatedEllipsoid, NewCigar, NewDiscus, NewTwoAxes,
 // NewDiffPowers, NewRosenbrock, NewRastrigin, NewRandomQuadratic) for the
 // definitions. cond is a number >= 1 (default 1e6) and seed an unsigned
-// integer (default 1). Leading zeros in N and I are allowed.
+// integer (default 1). Leading zeros in N and I are allowed; the COCO
+// suites take no parameters.
 //
 // An unknown name, an unknown or repeated parameter, a malformed value or a
 // dimension the function does not support is an error that says which (an
@@ -68,17 +69,13 @@ func Names() []string {
 // sequence at its start.
 func Parse(spec string, dim int) (Problem, error) {
 	name, args, hasArgs := strings.Cut(strings.TrimSpace(spec), ":")
-	if name == "bbob" || strings.HasPrefix(name, "bbob/") {
-		if hasArgs {
-			return nil, fmt.Errorf("objectives: %q: BBOB problems take no parameters (use bbob/fN/iI)", spec)
+	for _, s := range suites {
+		if name == s.name || strings.HasPrefix(name, s.name+"/") {
+			if hasArgs {
+				return nil, fmt.Errorf("objectives: %q: %s problems take no parameters (use %s/fN/iI)", spec, s.title, s.name)
+			}
+			return parseSuite(s, name, dim)
 		}
-		return parseBBOB(name, dim)
-	}
-	if name == "bbob-noisy" || strings.HasPrefix(name, "bbob-noisy/") {
-		if hasArgs {
-			return nil, fmt.Errorf("objectives: %q: bbob-noisy problems take no parameters (use bbob-noisy/fN/iI)", spec)
-		}
-		return parseBBOBNoisy(name, dim)
 	}
 	i := slices.IndexFunc(classicFunctions, func(c classicFunction) bool { return c.name == name })
 	if i < 0 {
@@ -132,19 +129,49 @@ func acceptedParams(c classicFunction) string {
 
 // validNames is the list of names for the unknown-name error.
 func validNames() string {
+	list := strings.Join(classicNames(), ", ")
+	for _, s := range suites {
+		list += fmt.Sprintf(", %s/f%d … %s/f%d", s.name, s.first, s.name, s.last)
+	}
+	return list + " (suite/fN/iI for instance I)"
+}
+
+// classicNames returns the names of the classic functions.
+func classicNames() []string {
 	names := make([]string, len(classicFunctions))
 	for i, c := range classicFunctions {
 		names[i] = c.name
 	}
-	return strings.Join(names, ", ") + fmt.Sprintf(", bbob/f1 … bbob/f%d (bbob/fN/iI for instance I)", BBOBFunctions) +
-		fmt.Sprintf(", bbob-noisy/f%d … bbob-noisy/f%d", BBOBNoisyFirst, BBOBNoisyLast)
+	return names
 }
 
-// parseBBOB parses "bbob/fN" or "bbob/fN/iI".
-func parseBBOB(name string, dim int) (Problem, error) {
+// suite is one COCO suite of the specs: its name (the first part of a
+// spec), how errors call it, its function numbers and its constructor.
+type suite struct {
+	name, title string
+	first, last int
+	build       func(function, instance, dim int) (Problem, error)
+}
+
+// suites lists the COCO suites Parse accepts, in the order Names reports.
+var suites = []suite{
+	{suiteBBOB, "BBOB", 1, BBOBFunctions, NewBBOB},
+	{suiteLargeScale, "bbob-largescale", 1, BBOBFunctions, NewBBOBLargeScale},
+	{suiteMixint, "bbob-mixint", 1, BBOBFunctions, NewBBOBMixint},
+	{suiteNoisy, "bbob-noisy", BBOBNoisyFirst, BBOBNoisyLast, func(function, instance, dim int) (Problem, error) {
+		p, err := NewBBOBNoisy(function, instance, dim)
+		if err != nil {
+			return nil, err // not a nil Noisy in a Problem
+		}
+		return p, nil
+	}},
+}
+
+// parseSuite parses "S/fN" or "S/fN/iI" for the suite S.
+func parseSuite(s suite, name string, dim int) (Problem, error) {
 	parts := strings.Split(name, "/")
 	if len(parts) < 2 || len(parts) > 3 {
-		return nil, fmt.Errorf("objectives: %q is not of the form bbob/fN or bbob/fN/iI", name)
+		return nil, fmt.Errorf("objectives: %q is not of the form %s/fN or %s/fN/iI", name, s.name, s.name)
 	}
 	function, err := parseNumbered(parts[1], "f")
 	if err != nil {
@@ -156,7 +183,7 @@ func parseBBOB(name string, dim int) (Problem, error) {
 			return nil, fmt.Errorf("objectives: %q: instance %v", name, err)
 		}
 	}
-	return NewBBOB(function, instance, dim)
+	return s.build(function, instance, dim)
 }
 
 // parseNumbered parses prefix followed by decimal digits, such as "f10".
