@@ -121,6 +121,12 @@ type Options struct {
 	// every generation, and after the batch of known points of Inject
 	// (Progress.Injected). A nil Progress costs nothing.
 	Progress func(Progress)
+	// Stop, when not nil, is asked in the calling goroutine after every
+	// generation and batch of known points, after Progress: a reason it
+	// returns (one of Reasons(); "" goes on) stops the run with it. It
+	// stops a run on what the strategy does not see, such as the
+	// noise-free value of a noisy test problem reaching its target.
+	Stop func(Progress) Reason
 	// Trace, when not nil, receives a row after every generation (see
 	// Trace for the columns and the cost), none for the batch of Inject.
 	Trace *Trace
@@ -464,8 +470,8 @@ func Minimize(ctx context.Context, p Problem, s Strategy, opt Options) (Result, 
 			fMean, meanKnown := meanValue(mean, pop, ev.f)
 			opt.Trace.record(s, fMean, meanKnown, run.GenerationBest(), best, opt.Hessian)
 		}
-		if opt.Progress != nil {
-			opt.Progress(Progress{
+		if opt.Progress != nil || opt.Stop != nil {
+			pr := Progress{
 				Strategy:       s,
 				Generation:     s.Generation(),
 				Evals:          s.Evals(),
@@ -478,7 +484,18 @@ func Minimize(ctx context.Context, p Problem, s Strategy, opt Options) (Result, 
 				Values:         ev.f,
 				Failed:         ev.failedRows(),
 				Injected:       injected,
-			})
+			}
+			if opt.Progress != nil {
+				opt.Progress(pr)
+			}
+			if opt.Stop != nil && run.Reason() == "" {
+				if reason := opt.Stop(pr); reason != "" {
+					if err := run.Stop(reason, nil); err != nil {
+						res, _ := finish()
+						return res, fmt.Errorf("es: Minimize: Options.Stop: %w", err)
+					}
+				}
+			}
 		}
 		if run.Reason() != "" {
 			return finish()

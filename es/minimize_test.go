@@ -642,3 +642,24 @@ func TestProgressCandidates(t *testing.T) {
 		t.Errorf("%d generations reported, want 5", gens)
 	}
 }
+
+// TestMinimizeStopHook: Options.Stop stops the run after the generation it
+// returns a reason for, with that reason; an unknown reason is an error.
+func TestMinimizeStopHook(t *testing.T) {
+	s := stNew(t, HEES2, Config{Dim: 4, Seed: 2})
+	res, err := Minimize(context.Background(), Func(stSphere), s, Options{MaxEvals: 10000,
+		Stop: func(pr Progress) Reason {
+			if pr.Generation == 7 {
+				return ReasonTarget
+			}
+			return ""
+		}})
+	if err != nil || res.Reason != ReasonTarget || res.Generations != 7 {
+		t.Errorf("stopped at generation 7: %v, reason %q after %d generations", err, res.Reason, res.Generations)
+	}
+	_, err = Minimize(context.Background(), Func(stSphere), stNew(t, HEES2, Config{Dim: 4}), Options{MaxEvals: 1000,
+		Stop: func(Progress) Reason { return "bogus" }})
+	if err == nil || !strings.Contains(err.Error(), "Options.Stop") {
+		t.Errorf("an unknown reason: %v", err)
+	}
+}

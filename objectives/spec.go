@@ -167,6 +167,41 @@ var suites = []suite{
 	}},
 }
 
+// Suite describes one of COCO's suites that the package implements.
+type Suite struct {
+	// Name is the suite's name, the first part of its specs, such as
+	// "bbob-noisy".
+	Name string
+	// First and Last are its function numbers (1 and 24, or 101 and 130).
+	First, Last int
+}
+
+// Suites returns the COCO suites of the package: bbob, bbob-largescale,
+// bbob-mixint and bbob-noisy, in the order of Names.
+func Suites() []Suite {
+	out := make([]Suite, len(suites))
+	for i, s := range suites {
+		out[i] = Suite{Name: s.name, First: s.first, Last: s.last}
+	}
+	return out
+}
+
+// NewSuiteProblem returns function f, instance i of the COCO suite called
+// name (one of Suites) in dimension dim, as its constructor (NewBBOB,
+// NewBBOBLargeScale, NewBBOBMixint, NewBBOBNoisy) builds it, or an error for
+// an unknown suite or what the constructor refuses.
+func NewSuiteProblem(name string, function, instance, dim int) (Problem, error) {
+	i := slices.IndexFunc(suites, func(s suite) bool { return s.name == name })
+	if i < 0 {
+		names := make([]string, len(suites))
+		for k, s := range suites {
+			names[k] = s.name
+		}
+		return nil, fmt.Errorf("objectives: unknown suite %q (want one of %s)", name, strings.Join(names, ", "))
+	}
+	return suites[i].build(function, instance, dim)
+}
+
 // parseSuite parses "S/fN" or "S/fN/iI" for the suite S.
 func parseSuite(s suite, name string, dim int) (Problem, error) {
 	parts := strings.Split(name, "/")
