@@ -167,3 +167,27 @@ func TestReasons(t *testing.T) {
 		t.Errorf("ParseReason(bogus): %v", err)
 	}
 }
+
+// TestStepSize: the step size in the objective's units is Sigma times the
+// geometric mean of Stds (Sigma without them, and for a box's default
+// scales, whose geometric mean is 1), for a strategy and its wrappers.
+func TestStepSize(t *testing.T) {
+	s := stNew(t, HEES2, Config{Dim: 2, Sigma0: 0.5, Stds: []float64{100, 1}})
+	if got := StepSize(s); math.Abs(got-5) > 1e-12 {
+		t.Errorf("StepSize with Stds 100, 1 and sigma 0.5: %v, want 5", got)
+	}
+	w, err := NewIPOP(HEES2, Config{Dim: 2, Sigma0: 0.5, Stds: []float64{100, 1}}, IPOPConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := StepSize(w); math.Abs(got-5) > 1e-12 {
+		t.Errorf("StepSize of the IPOP: %v, want 5", got)
+	}
+	b := stNew(t, CMAES, Config{Dim: 2, Bounds: &Bounds{Lower: []float64{0, 0}, Upper: []float64{1, 100}}})
+	if got := StepSize(b); math.Abs(got-b.Sigma()) > 1e-12 {
+		t.Errorf("StepSize with a box's scales: %v, Sigma %v", got, b.Sigma())
+	}
+	if StepSize((*IPOP)(nil)) != 0 {
+		t.Error("StepSize of a nil IPOP is not 0")
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/hees-dev/hees/internal/xmath"
 	"github.com/hees-dev/hees/linalg"
 	"github.com/hees-dev/hees/rng"
 )
@@ -395,3 +396,48 @@ func resize(m *linalg.Dense, r, c int) {
 	}
 	m.ReuseAs(r, c)
 }
+
+// StepSize returns the global step size of s in the objective's units:
+// Sigma times the geometric mean of the per-coordinate scales
+// Config.Stds, since the step along coordinate i is Sigma·Stds_i (before
+// A and the box map), and Sigma itself without Stds. With the scales that
+// Bounds give by default, whose geometric mean is 1, it is Sigma.
+func StepSize(s Strategy) float64 {
+	if sc, ok := s.(scaled); ok {
+		return s.Sigma() * sc.scaleMean()
+	}
+	return s.Sigma()
+}
+
+// scaled is implemented by the strategies (through core) and the restart
+// wrappers: the geometric mean of the scales that carry the strategy's
+// coordinates to the objective's.
+type scaled interface {
+	scaleMean() float64
+}
+
+// scaleMean returns the geometric mean of Config.Stds, 1 without them.
+func (c *core) scaleMean() float64 {
+	if c.out.stds == nil {
+		return 1
+	}
+	var logs float64
+	for _, s := range c.out.stds {
+		logs += xmath.Log(s)
+	}
+	return xmath.Exp(logs / float64(len(c.out.stds)))
+}
+
+// scaleMean is the current run's (1 for a zero or nil IPOP).
+func (w *IPOP) scaleMean() float64 {
+	if w.unset() {
+		return 1
+	}
+	if sc, ok := w.inner.(scaled); ok {
+		return sc.scaleMean()
+	}
+	return 1
+}
+
+// scaleMean is the current run's (1 for a zero or nil BIPOP).
+func (w *BIPOP) scaleMean() float64 { return w.ipop().scaleMean() }

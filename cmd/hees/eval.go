@@ -88,6 +88,9 @@ func evalLines(in io.Reader, out *bufio.Writer, stderr io.Writer, p objectives.P
 		out.WriteString(formatValue(p.Eval(x)))
 		out.WriteByte('\n')
 	}, func(line int, err error) {
+		// NaN keeps the output in line with the input: one line per
+		// point, a failed point's NaN where its value would be.
+		out.WriteString("NaN\n")
 		fmt.Fprintf(stderr, "hees eval: line %d: %v\n", line, err)
 		status = exitFailure
 	})

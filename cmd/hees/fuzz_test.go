@@ -156,7 +156,12 @@ func FuzzEvalInput(f *testing.F) {
 				x = append(x, v)
 			}
 			if len(errLines) > 0 && errLines[0] == lineNo {
+				// A bad line prints NaN in its place.
+				if next >= len(values) || values[next] != "NaN" {
+					t.Fatalf("bad line %d %q: no NaN in its place", lineNo, line)
+				}
 				errLines = errLines[1:]
+				next++
 				continue
 			}
 			if len(x) != dim {
@@ -173,7 +178,7 @@ func FuzzEvalInput(f *testing.F) {
 			next++
 		}
 		if next != len(values) || len(errLines) > 0 {
-			t.Fatalf("%d values for %d accepted lines; error lines %v left over", len(values), next, errLines)
+			t.Fatalf("%d values for %d non-blank lines; error lines %v left over", len(values), next, errLines)
 		}
 	})
 }

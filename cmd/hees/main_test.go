@@ -32,6 +32,7 @@ var cliCases = []cliCase{
 	{"help", []string{"help"}, ""},
 	{"help_eval", []string{"help", "eval"}, ""},
 	{"help_unknown", []string{"help", "nope"}, ""},
+	{"help_help", []string{"help", "help"}, ""},
 	{"version", []string{"version"}, ""},
 	{"help_version", []string{"help", "version"}, ""},
 	{"version_extra_argument", []string{"version", "now"}, ""},

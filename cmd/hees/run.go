@@ -164,8 +164,6 @@ func (rf *runFlags) check(set map[string]bool) error {
 	switch {
 	case rf.command != "" && set["f"]:
 		return usagef("give -f or -cmd, not both")
-	case rf.command != "" && !set["d"]:
-		return usagef("-cmd needs -d, the dimension of the program's points")
 	case rf.workers < 1 || rf.workers > es.MaxWorkers:
 		return usagef("-workers %d: want 1 to %d", rf.workers, es.MaxWorkers)
 	case rf.traceEvery < 0:
@@ -183,6 +181,18 @@ func (rf *runFlags) check(set map[string]bool) error {
 	}
 	if _, err := es.ParseOnError(rf.onError); err != nil {
 		return usagef("-%v", err)
+	}
+	if rf.command != "" && !set["d"] {
+		// The program's dimension: -d, or what -x0, -lower, -upper or
+		// -stds imply.
+		d, err := rf.impliedDim()
+		if err != nil {
+			return err
+		}
+		if d == 0 {
+			return usagef("-cmd needs -d, the dimension of the program's points (or -x0, or d numbers for -lower, -upper or -stds)")
+		}
+		rf.dim = d
 	}
 	if err := rf.outputFlags.check(); err != nil {
 		return err

@@ -486,3 +486,30 @@ func TestRunInterrupt(t *testing.T) {
 		}
 	}
 }
+
+// TestRunCommandImpliedDim: hees run -cmd without -d takes the dimension
+// that -x0, or d numbers given to -lower, -upper or -stds, imply; lists of
+// other lengths, or none, are usage errors.
+func TestRunCommandImpliedDim(t *testing.T) {
+	setObjectiveEnv(t, "sphere")
+	for _, c := range []struct {
+		args []string
+		dim  float64
+	}{
+		{[]string{"-lower", "0,0,0", "-upper", "1"}, 3},
+		{[]string{"-lower", "-1", "-upper", "1,2,3,4"}, 4},
+		{[]string{"-x0", "1,1"}, 2},
+		{[]string{"-stds", "1,2,3,4,5", "-x0", "0,0,0,0,0"}, 5},
+	} {
+		rep, _ := runJSON(t, append([]string{"-cmd", selfCommand(t), "-max-evals", "40"}, c.args...)...)
+		if rep["dim"] != c.dim {
+			t.Errorf("%v: dim %v, want %v", c.args, rep["dim"], c.dim)
+		}
+	}
+	for _, args := range [][]string{{}, {"-lower", "0,0", "-upper", "1,1,1"}, {"-x0", "1,1", "-stds", "1,2,3"}} {
+		code, _, stderr := runCLI(append([]string{"run", "-cmd", selfCommand(t)}, args...)...)
+		if code != exitUsage || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%v: exit %d, stderr %q", args, code, stderr)
+		}
+	}
+}

@@ -114,7 +114,7 @@ func (d *Display) line(pr es.Progress) string {
 	if pr.Restarts > 0 {
 		s += fmt.Sprintf("  restarts %d", pr.Restarts)
 	}
-	s += fmt.Sprintf("  best %.6g  sigma %.3g", pr.Best, pr.Strategy.Sigma())
+	s += fmt.Sprintf("  best %.6g  sigma %.3g", pr.Best, es.StepSize(pr.Strategy))
 	if a := es.TransformOf(pr.Strategy); a != nil && pr.Strategy.Dim() <= MaxCondDim {
 		d.c.MulAAT(a) // C = A A^T
 		if cond, err := linalg.CondSym(&d.c); err == nil {
