@@ -84,7 +84,9 @@ type Strategy interface {
 	// generation: 2·Pairs+1 for hees (the mirrored pairs and the current
 	// mean, which it evaluates too), 4 for hees14, 1 for es11 and cma11, and
 	// Config.Lambda for cmaes. It is the most a generation asks for: the
-	// elitist strategies ask for the initial point alone in generation 0.
+	// elitist strategies ask for the initial point alone in generation 0,
+	// and lqhees, while its model predicts well, for part of its 2·Pairs+1
+	// candidates in a round (its generation).
 	PopulationSize() int
 
 	// Ask writes the candidates of the current generation into the rows of
