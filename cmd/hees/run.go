@@ -219,6 +219,9 @@ func (rf *runFlags) run(ctx context.Context, stdout, stderr io.Writer) int {
 		lo, hi := p.Bounds()
 		box = max(-lo, hi) // the smallest box [-B, B]^d around the problem's
 	}
+	if err := rf.warmStart(rf.inject, rf.dim); err != nil {
+		return report(stderr, name, err)
+	}
 	cfg, err := rf.config(rf.dim, box)
 	if err != nil {
 		return report(stderr, name, err)
@@ -259,16 +262,64 @@ func (rf *runFlags) run(ctx context.Context, stdout, stderr io.Writer) int {
 	return execute(ctx, name, &settings, problem, s, inject, cp, rf.outputFlags, stdout, stderr)
 }
 
+// warmStart starts the run where an earlier one left off when -inject
+// FILE is an evaluation log (hees run -log) of a run in dimension dim:
+// unless they are given, -x0 is its best point and -sigma0 the spread of
+// its 2d best points around it, the root mean square of their distances
+// to it per coordinate (readInject adds the best points as known points).
+// It changes nothing for a list of points, and reports a log it cannot
+// read.
+func (sf *strategyFlags) warmStart(path string, dim int) error {
+	if path == "" {
+		return nil
+	}
+	rows, err := runlog.BestRows(path, dim, max(2*dim, 2))
+	switch {
+	case errors.Is(err, runlog.ErrNotLog):
+		return nil
+	case err != nil:
+		return fmt.Errorf("-inject %w", err)
+	case len(rows) == 0:
+		return nil
+	}
+	best := rows[0].X
+	if sf.x0 == nil {
+		sf.x0 = best
+	}
+	var sum float64
+	for _, r := range rows[1:] {
+		for i, v := range r.X {
+			sum += (v - best[i]) * (v - best[i])
+		}
+	}
+	if spread := math.Sqrt(sum / float64(max(len(rows)-1, 1)*dim)); !sf.sigma0Given && spread > 0 && !math.IsInf(spread, 0) {
+		sf.sigma0, sf.sigma0Given = spread, true
+	}
+	return nil
+}
+
 // readInject reads the known points of -inject FILE for strategy s (nil
 // without FILE) and checks them as es.Run.Inject will in a run with the
 // budget maxEvals, before anything runs: a point outside the box, or more
 // points than the budget, is refused here, not after the run has started;
-// the error names the flag.
+// the error names the flag. FILE is a list of points, or an evaluation log
+// of a run in the same dimension (hees run -log), whose best points, as
+// many as a generation of s, are the known points (a warm start; see
+// warmStart).
 func readInject(path string, s es.Strategy, maxEvals int) ([][]float64, error) {
 	if path == "" {
 		return nil, nil
 	}
-	inject, err := points.ReadList(path, s.Dim())
+	rows, err := runlog.BestRows(path, s.Dim(), s.PopulationSize())
+	var inject [][]float64
+	switch {
+	case err == nil:
+		for _, r := range rows {
+			inject = append(inject, r.X)
+		}
+	case errors.Is(err, runlog.ErrNotLog):
+		inject, err = points.ReadList(path, s.Dim())
+	}
 	if err != nil {
 		sep := " " // a bad line's error starts with the file's name
 		if errors.As(err, new(*fs.PathError)) {
