@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hees-dev/hees/es"
 	"github.com/hees-dev/hees/internal/checkpoint"
 	"github.com/hees-dev/hees/internal/runlog"
 	"github.com/hees-dev/hees/objectives"
@@ -262,7 +263,11 @@ func TestRunWarmStart(t *testing.T) {
 	if warm["stop_reason"] != "target reached" {
 		t.Errorf("the warm start stopped by %v after %v evaluations", warm["stop_reason"], warm["evals"])
 	}
-	best, err := runlog.BestRows(first, 5, 11) // a generation of hees2 in d = 5: 2·5+1
+	s, err := es.New(es.Recommended, es.Config{Dim: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	best, err := runlog.BestRows(first, 5, s.PopulationSize())
 	if err != nil {
 		t.Fatal(err)
 	}

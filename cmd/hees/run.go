@@ -219,9 +219,7 @@ func (rf *runFlags) run(ctx context.Context, stdout, stderr io.Writer) int {
 		lo, hi := p.Bounds()
 		box = max(-lo, hi) // the smallest box [-B, B]^d around the problem's
 	}
-	if err := rf.warmStart(rf.inject, rf.dim); err != nil {
-		return report(stderr, name, err)
-	}
+	rf.warmStart(rf.inject, rf.dim)
 	cfg, err := rf.config(rf.dim, box)
 	if err != nil {
 		return report(stderr, name, err)
@@ -267,20 +265,15 @@ func (rf *runFlags) run(ctx context.Context, stdout, stderr io.Writer) int {
 // unless they are given, -x0 is its best point and -sigma0 the spread of
 // its 2d best points around it, the root mean square of their distances
 // to it per coordinate (readInject adds the best points as known points).
-// It changes nothing for a list of points, and reports a log it cannot
-// read.
-func (sf *strategyFlags) warmStart(path string, dim int) error {
+// It changes nothing for a list of points, or a file it cannot read, which
+// readInject reports.
+func (sf *strategyFlags) warmStart(path string, dim int) {
 	if path == "" {
-		return nil
+		return
 	}
 	rows, err := runlog.BestRows(path, dim, max(2*dim, 2))
-	switch {
-	case errors.Is(err, runlog.ErrNotLog):
-		return nil
-	case err != nil:
-		return fmt.Errorf("-inject %w", err)
-	case len(rows) == 0:
-		return nil
+	if err != nil || len(rows) == 0 {
+		return
 	}
 	best := rows[0].X
 	if sf.x0 == nil {
@@ -295,7 +288,6 @@ func (sf *strategyFlags) warmStart(path string, dim int) error {
 	if spread := math.Sqrt(sum / float64(max(len(rows)-1, 1)*dim)); !sf.sigma0Given && spread > 0 && !math.IsInf(spread, 0) {
 		sf.sigma0, sf.sigma0Given = spread, true
 	}
-	return nil
 }
 
 // readInject reads the known points of -inject FILE for strategy s (nil
