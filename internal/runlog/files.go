@@ -3,6 +3,7 @@ package runlog
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 
@@ -47,6 +48,11 @@ func (e *OpenLogError) Unwrap() error { return e.Err }
 // evaluation log and the trace.
 type Files struct {
 	log *Log
+	// bestF and bestEval are the smallest value among the rows logged by
+	// this invocation and its evaluation number (bestEval 0: none), for
+	// the comment Close writes.
+	bestF    float64
+	bestEval int
 	// status is the log's per-row status of a generation with failures.
 	status    []Status
 	trace     *TraceFile
@@ -110,7 +116,14 @@ func (f *Files) AfterGeneration(pr es.Progress) error {
 		if pr.Injected {
 			gen = InjectedGeneration
 		}
-		err := f.log.Generation(pr.Evals-rows+1, gen, pr.Candidates, pr.Values, status)
+		first := pr.Evals - rows + 1
+		for i, v := range pr.Values {
+			ok := status == nil || status[i] == StatusOK
+			if ok && !math.IsNaN(v) && (f.bestEval == 0 || v < f.bestF) {
+				f.bestF, f.bestEval = v, first+i
+			}
+		}
+		err := f.log.Generation(first, gen, pr.Candidates, pr.Values, status)
 		if err == nil && f.syncEvery > 0 && (pr.Generation%f.syncEvery == 0 || pr.Injected) {
 			err = f.log.Sync()
 		}
@@ -126,11 +139,18 @@ func (f *Files) AfterGeneration(pr es.Progress) error {
 	return nil
 }
 
-// Close flushes the log to the disk and closes the files.
+// Close ends the log with a comment line that names the best value logged
+// by this invocation and its evaluation, flushes the log to the disk and
+// closes the files.
 func (f *Files) Close() error {
 	var errs []error
 	if f.log != nil {
-		if err := errors.Join(f.log.Sync(), f.log.Close()); err != nil {
+		var err error
+		if f.bestEval > 0 {
+			err = f.log.Comment([]Field{{Name: "best value of this invocation",
+				Value: fmt.Sprintf("%s (evaluation %d)", strconv.FormatFloat(f.bestF, 'g', -1, 64), f.bestEval)}})
+		}
+		if err := errors.Join(err, f.log.Sync(), f.log.Close()); err != nil {
 			errs = append(errs, fmt.Errorf("writing the log: %w", err))
 		}
 	}
