@@ -127,6 +127,15 @@ type Options struct {
 	// stops a run on what the strategy does not see, such as the
 	// noise-free value of a noisy test problem reaching its target.
 	Stop func(Progress) Reason
+	// Abandoned, when not nil, is called in the calling goroutine with a
+	// generation that a failed evaluation stopped (under OnErrorStop): its
+	// candidates, the values of the rows evaluated before the stop and
+	// which rows those are (the matrix and slices are the run's: copy what
+	// you keep). Their values count for no best point, since which rows
+	// were evaluated depends on Workers and timing; this is where a caller
+	// keeps them (hees run -log writes them as rows of status
+	// "abandoned").
+	Abandoned func(pop *linalg.Dense, f []float64, evaluated []bool)
 	// Trace, when not nil, receives a row after every generation (see
 	// Trace for the columns and the cost), none for the batch of Inject.
 	Trace *Trace
@@ -448,6 +457,9 @@ func Minimize(ctx context.Context, p Problem, s Strategy, opt Options) (Result, 
 			// The generation is not told, and none of its values
 			// counts for the best so far: which rows were evaluated
 			// before the stop depends on timing.
+			if opt.Abandoned != nil {
+				opt.Abandoned(pop, ev.f, ev.evaluated)
+			}
 			run.Stop(ReasonObjectiveError, ev.evaluated)
 			return finish()
 		}

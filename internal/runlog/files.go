@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/hees-dev/hees/es"
+	"github.com/hees-dev/hees/linalg"
 )
 
 // FilesConfig says which files a run keeps.
@@ -135,6 +136,35 @@ func (f *Files) AfterGeneration(pr es.Progress) error {
 		if err := f.trace.Append(f.rows); err != nil {
 			return fmt.Errorf("writing the trace: %w", err)
 		}
+	}
+	return nil
+}
+
+// Abandoned appends the rows of the generation that a failed evaluation
+// stopped (es.Options.Abandoned): the candidates of pop that were
+// evaluated, with their values f and the status StatusAbandoned, numbered
+// from first on in row order. Nothing else of the generation is written.
+func (f *Files) Abandoned(first, gen int, pop *linalg.Dense, values []float64, evaluated []bool) error {
+	if f.log == nil {
+		return nil
+	}
+	var rows []float64
+	var kept []float64
+	for i, ok := range evaluated {
+		if ok {
+			rows = append(rows, pop.RawRow(i)...)
+			kept = append(kept, values[i])
+		}
+	}
+	if len(kept) == 0 {
+		return nil
+	}
+	status := make([]Status, len(kept))
+	for i := range status {
+		status[i] = StatusAbandoned
+	}
+	if err := f.log.Generation(first, gen, linalg.NewDense(len(kept), f.log.dim, rows), kept, status); err != nil {
+		return fmt.Errorf("writing the log: %w", err)
 	}
 	return nil
 }

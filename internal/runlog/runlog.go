@@ -100,6 +100,10 @@ const (
 	// StatusFailed: the evaluation failed; f holds the value the
 	// strategy was told in its place (NaN ranks worst).
 	StatusFailed Status = "failed"
+	// StatusAbandoned: the objective returned the value in column f, but
+	// a failure stopped the run before the generation was told: the
+	// strategy never saw it, and it counts for no best point.
+	StatusAbandoned Status = "abandoned"
 )
 
 // InjectedGeneration is the generation column of the rows of known points

@@ -72,6 +72,11 @@ func Run(ctx context.Context, cfg Config) (res es.Result, failures []error, err 
 			cp.AfterGeneration(pr, cancel)
 		}
 	}
+	opt.Abandoned = func(pop *linalg.Dense, f []float64, evaluated []bool) {
+		if filesErr == nil {
+			filesErr = files.Abandoned(s.Evals()+1, s.Generation(), pop, f, evaluated)
+		}
+	}
 	traceRows, syncEvery := opt.Trace, 0
 	if cp != nil {
 		cp.SetTrace(opt.Trace)
