@@ -9,11 +9,14 @@ import (
 )
 
 // Config configures a strategy. The zero value of each field selects the
-// default stated on it. Every default is derived in one place, the function
-// resolve below (New and Load call it), which also rejects a field that does
-// not apply to the chosen strategy; the constants that follow from the
+// default stated on it. The defaults are derived by resolve (New and Load
+// call it): the shared fields there, a strategy's own fields (its
+// population and tuning fields) by its row of the table of strategies, in
+// the strategy's file; resolve also rejects a field that the strategy does
+// not take (Info, Strategies say which). The constants that follow from the
 // resolved fields (the weights, mu_eff, chi_d, the CMA-ES learning rates)
-// are derived by each strategy's setup, in its own file.
+// are derived by each strategy's setup, in its own file. Where a field's
+// documentation below names strategies, the table is what decides.
 type Config struct {
 	// Dim is the dimension of the search space (required; at least 2 for
 	// the HE-ES variants, which need two directions to compare curvatures,
