@@ -116,11 +116,12 @@ func TestWorkerPoolMatchesRun(t *testing.T) {
 
 // TestAskClaim checks claims: 4 claims of 1 hand out 4 different
 // candidates; leases expire, and the expired candidates are claimed again
-// with a failed attempt counted; -wait waits for an expiry; a stopped run
-// gives exit status 3.
+// with a lost lease counted (apart from failed evaluations, with its own
+// limit, -lost-leases); -wait waits for an expiry; a stopped run gives
+// exit status 3.
 func TestAskClaim(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "run.hees")
-	mustCLI(t, "", "init", "-state", path, "-d", "3", "-retries", "1", "-on-error", "nan")
+	mustCLI(t, "", "init", "-state", path, "-d", "3", "-retries", "0", "-lost-leases", "1", "-on-error", "nan")
 	all := askAll(t, path)
 	const lease = 200 * time.Millisecond
 	seen := map[string]bool{}
@@ -149,7 +150,7 @@ func TestAskClaim(t *testing.T) {
 	if waited := time.Since(start); waited < lease || !strings.HasPrefix(out, all[0].id+" ") {
 		t.Fatalf("ask -claim -wait returned after %v with %q, want %s after the lease of %v", waited, out, all[0].id, lease)
 	}
-	// The second expiry of rows 1 to 3 exceeds -retries 1: told NaN.
+	// The second expiry of rows 1 to 3 exceeds -lost-leases 1: told NaN.
 	time.Sleep(lease)
 	mustCLI(t, "", "ask", "-state", path, "-claim", "3", "-lease", lease.String())
 	time.Sleep(lease + 20*time.Millisecond)
