@@ -293,10 +293,10 @@ func (st Store) readJournal(rep *replica) error {
 	}
 	h, n, err := decodeHeader(data)
 	if err != nil {
-		if errors.Is(err, errNotJournal) {
-			return fmt.Errorf("%s: %w: %w", path, errStale, err)
-		}
-		return fmt.Errorf("%s: %w", path, err)
+		// A journal is written whole (renamed into place) before anything
+		// is appended, so a header that does not decode was damaged or
+		// made by hand: nothing of it is guessed.
+		return fmt.Errorf("%s: corrupt journal: %w", path, err)
 	}
 	rep.view, rep.info, rep.off = newView(h), info, int64(n)
 	rep.head = slices.Clone(data[len(journalMagic)+1 : len(journalMagic)+9])
