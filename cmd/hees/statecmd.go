@@ -70,7 +70,6 @@ func checkLease(lease time.Duration) error {
 	return nil
 }
 
-
 // stateError makes a missing state file a usageError.
 func stateError(err error) error {
 	if me := (*session.MissingError)(nil); errors.As(err, &me) {
