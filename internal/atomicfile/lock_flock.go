@@ -47,8 +47,9 @@ func unlockFile(f *os.File) error {
 // f; f then belongs to it.
 func waitLock(ctx context.Context, f *os.File) (bool, error) {
 	type result struct{ err error }
-	got := make(chan result, 1)
+	got := make(chan result) // unbuffered: a result nobody takes is the abandoning goroutine's to release
 	abandon := make(chan struct{})
+	flock := flock // the goroutine may outlive a test that replaces flock
 	go func() {
 		var err error
 		for {
