@@ -413,6 +413,12 @@ func newStatusReport(v *session.View, now time.Time) statusReport {
 			rep.Attempts = append(rep.Attempts, tryReport{ID: id, Failed: a.Failed, Lost: a.Lost, Why: a.Why})
 		}
 	}
+	var stopped []tryReport
+	for id, a := range v.AbandonedAttempts() {
+		stopped = append(stopped, tryReport{ID: id.String(), Failed: a.Failed, Lost: a.Lost, Why: a.Why})
+	}
+	slices.SortFunc(stopped, func(a, b tryReport) int { return strings.Compare(a.ID, b.ID) })
+	rep.Attempts = append(rep.Attempts, stopped...)
 	slots := v.Slots(now)
 	for slot, l := range slots {
 		rep.Workers = append(rep.Workers, workerReport{Slot: slot, Holder: l.Holder, Until: l.Expiry().UTC()})

@@ -86,6 +86,10 @@ func runWorker(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case err != nil:
 		return report(stderr, name, stateError(err))
 	}
-	fmt.Fprintf(stderr, "%s: the run has stopped (%s); %d evaluations here\n", name, reason, w.Evals())
+	detail := ""
+	if w.StopDetail != "" {
+		detail = ": " + w.StopDetail
+	}
+	fmt.Fprintf(stderr, "%s: the run has stopped (%s%s); %d evaluations here\n", name, reason, detail, w.Evals())
 	return exitOK
 }

@@ -116,6 +116,7 @@ type batch struct {
 	// batch is then to be abandoned (Session.fold).
 	stop       es.Reason
 	stopDetail string
+	stopRow    int
 }
 
 // newBatch returns the empty batch of rows candidates.
@@ -174,7 +175,7 @@ func (b *batch) fail(row int, why string) error {
 	a.Why = clip(why)
 	b.attempts[row] = a
 	if a.Failed > b.retries {
-		b.policy(row, es.ReasonObjectiveError, fmt.Sprintf("row %d failed %d times (retries %d); last: %s", row, a.Failed, b.retries, a.Why))
+		b.policy(row, es.ReasonObjectiveError, fmt.Sprintf("failed %d times (retries %d); last: %s", a.Failed, b.retries, a.Why))
 	}
 	return nil
 }
@@ -195,7 +196,7 @@ func (b *batch) expire(row int, now int64) error {
 	a.Why = clip(fmt.Sprintf("lease of %s expired at %s", l.Holder, l.Expiry().UTC().Format(time.RFC3339)))
 	b.attempts[row] = a
 	if a.Lost > b.lostLeases {
-		b.policy(row, ReasonLeasesLost, fmt.Sprintf("row %d lost its lease %d times (lost leases allowed %d); last: %s", row, a.Lost, b.lostLeases, a.Why))
+		b.policy(row, ReasonLeasesLost, fmt.Sprintf("lost its lease %d times (lost leases allowed %d); last: %s", a.Lost, b.lostLeases, a.Why))
 	}
 	return nil
 }
@@ -208,7 +209,7 @@ func (b *batch) policy(row int, reason es.Reason, detail string) {
 		return
 	}
 	if b.stop == "" {
-		b.stop, b.stopDetail = reason, detail
+		b.stop, b.stopDetail, b.stopRow = reason, detail, row
 	}
 }
 

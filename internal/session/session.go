@@ -294,7 +294,7 @@ func (ss *Session) header(snap []byte) Header {
 	h := Header{RunID: f.RunID, Spec: f.Spec, Lock: f.Lock, Epoch: f.Epoch, SnapSize: int64(len(snap)), SnapCRC: snapCRC(snap),
 		Strategy: ss.s.Name(), Dim: ss.s.Dim(), Gen: ss.s.Generation(), Injected: ss.run.Injecting(),
 		Past: f.Past, Stop: f.Stop, StopDetail: f.StopDetail, Abandoned: f.Abandoned,
-		Evals: ss.s.Evals(), Restarts: ss.run.Restarts(), Sigma: ss.s.Sigma(), Slots: cloneSlots(f.Slots)}
+		Evals: ss.s.Evals(), Restarts: ss.run.Restarts(), Sigma: ss.s.Sigma(), Slots: cloneSlots(f.Slots), StopAttempts: f.Attempts}
 	x, fb := ss.s.Best()
 	h.BestX, h.BestF = slices.Clone(x), formatValue(fb)
 	if ss.pop != nil {
@@ -477,7 +477,7 @@ func (ss *Session) fold(now time.Time) error {
 		// that a repeated tell is recognised.
 		ss.run.Stop(b.stop, evaluated)
 		ss.File.Abandoned = len(b.told)
-		ss.File.Stop, ss.File.StopDetail = b.stop, b.stopDetail
+		ss.File.Stop, ss.File.StopDetail = b.stop, ss.ID(b.stopRow).String()+" "+b.stopDetail
 		ss.File.Attempts = b.attempts
 		ss.pushPast(done)
 		ss.pop, ss.File.Inject = nil, nil

@@ -707,6 +707,7 @@ type Candidate struct {
 type Claimed struct {
 	Candidates []Candidate // the candidates leased to the caller
 	Stop       es.Reason   // the stop of the run, "" while it goes on
+	StopDetail string      // what stopped it, for a stop by the failure policy
 	Bad        []BadLine   // the problems of the lines told
 }
 
@@ -754,7 +755,7 @@ func (st Store) Claim(ctx context.Context, told []Line, why map[ID]string, n int
 		for _, row := range rows {
 			c.Candidates = append(c.Candidates, Candidate{v.ID(row), slices.Clone(v.Candidate(row))})
 		}
-		c.Stop = v.StopReason()
+		c.Stop, c.StopDetail = v.StopReason(), v.Header.StopDetail
 		return nil
 	})
 	return c, err

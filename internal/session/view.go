@@ -50,9 +50,12 @@ type Header struct {
 	// Told, Leases and Attempts are what the batch had when its journal
 	// was made: nothing, but for a run that a state file of version 2
 	// held.
-	Told     map[int]string   `json:"told,omitempty"`
-	Leases   map[int]Lease    `json:"leases,omitempty"`
-	Attempts map[int]Attempts `json:"attempts,omitempty"`
+	// StopAttempts are the attempts of the batch that a stop by the
+	// failure policy abandoned (the last of Past), by row.
+	StopAttempts map[int]Attempts `json:"stop_attempts,omitempty"`
+	Told         map[int]string   `json:"told,omitempty"`
+	Leases       map[int]Lease    `json:"leases,omitempty"`
+	Attempts     map[int]Attempts `json:"attempts,omitempty"`
 }
 
 // check reports a header that no fold writes.
@@ -217,6 +220,20 @@ func (v *View) NumTold() int { return len(v.b.told) }
 // Attempts returns what happened to row besides its value: failed
 // evaluations, lost leases, and why the last failed.
 func (v *View) Attempts(row int) Attempts { return v.b.attempts[row] }
+
+// AbandonedAttempts returns the attempts of the batch a stop by the
+// failure policy abandoned, by ID.
+func (v *View) AbandonedAttempts() map[ID]Attempts {
+	if len(v.StopAttempts) == 0 || len(v.Past) == 0 {
+		return nil
+	}
+	last := v.Past[len(v.Past)-1]
+	m := map[ID]Attempts{}
+	for row, a := range v.StopAttempts {
+		m[ID{Run: v.RunID, Gen: last.Gen, Row: row, Injected: last.Injected}] = a
+	}
+	return m
+}
 
 // Lease returns the lease of row, and whether it has one.
 func (v *View) Lease(row int) (Lease, bool) {

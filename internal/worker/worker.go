@@ -23,8 +23,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -39,8 +37,9 @@ import (
 const releaseTimeout = 2 * time.Second
 
 // IdleNotice is how long a loop waits for a candidate before the worker
-// says what it waits for (and again every IdleNotice while it waits).
-const IdleNotice = 10 * time.Second
+// says what it waits for (and again every IdleNotice while it waits); a
+// variable for the tests.
+var IdleNotice = 10 * time.Second
 
 // ErrUntil is returned by Run when the worker stopped claiming because the
 // time left before Until was shorter than its evaluations take.
@@ -61,6 +60,10 @@ type Worker struct {
 	// evaluation, a failed renewal, a told value that was refused, what an
 	// idle loop waits for. It is called from one goroutine at a time.
 	Warn func(msg string)
+
+	// StopDetail is what stopped the run, when the failure policy did
+	// (set by Run).
+	StopDetail string
 
 	warnMu sync.Mutex
 	evals  atomic.Int64
@@ -162,7 +165,7 @@ func (w *Worker) loop(ctx context.Context, slot int) (es.Reason, error) {
 		poll    = session.Poller{Store: w.store(), IdleAfter: IdleNotice, Idle: func(what string) { w.warnf("worker %d waits: %s", slot, what) }}
 		options = w.Options
 	)
-	options.Env = append(slices.Clone(options.Env), extproc.WorkerEnv+"="+strconv.Itoa(slot))
+	options.WorkerBase = slot
 	closePool := func() error {
 		if pool == nil {
 			return nil
@@ -200,6 +203,9 @@ func (w *Worker) loop(ctx context.Context, slot int) (es.Reason, error) {
 		told, why = nil, nil
 		if len(got.Candidates) == 0 {
 			if got.Stop != "" {
+				w.warnMu.Lock()
+				w.StopDetail = got.StopDetail
+				w.warnMu.Unlock()
 				return got.Stop, closePool()
 			}
 			if n == 0 {
