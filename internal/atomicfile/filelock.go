@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -17,8 +18,9 @@ import (
 // Defaults of FileLockOptions.
 const (
 	// DefaultStale is how long a lock file must stay unchanged, as seen by
-	// a waiter, before the waiter breaks it.
-	DefaultStale = 30 * time.Second
+	// a waiter, before the waiter breaks it: 5 heartbeats of its holder
+	// missed.
+	DefaultStale = 10 * time.Second
 	// fileLockMaxBackoff caps the wait between two attempts to create a
 	// held lock file; each attempt is a file creation, a round trip to the
 	// server on a network file system.
@@ -37,8 +39,12 @@ type FileLockOptions struct {
 	// own monotonic clock, so the clocks of the machines need not agree)
 	// before it breaks the lock; 0 means DefaultStale.
 	Stale time.Duration
-	// Holder names the holder in the lock file ("host pid 42"), for the
-	// messages of the waiters.
+	// Holder names the holder in the lock file, for the messages of the
+	// waiters. When it starts with "HOST pid PID" (as hees writes it), a
+	// waiter on the same host breaks the lock at once when no process PID
+	// exists: its holder was killed. Hosts must then have distinct names
+	// (containers that share a host name but not their process IDs must
+	// not share a lock file).
 	Holder string
 	// Waiting, when not nil, is called once, when the lock has been held by
 	// another for NoticeAfter, with what the lock file says of its holder.
@@ -124,6 +130,9 @@ func LockFile(ctx context.Context, path string, opt FileLockOptions) (*FileLock,
 		}
 		if key := content + "\x00" + mod.String(); key != seen {
 			seen, seenSince = key, now
+			if deadHolder(content) {
+				seenSince = now.Add(-opt.Stale) // broken at the next look
+			}
 		} else if now.Sub(seenSince) >= opt.Stale {
 			if breakLock(path, content) && opt.Broke != nil {
 				opt.Broke(lockHolder(content))
@@ -295,4 +304,25 @@ func FlockWorks(path string) (bool, error) {
 		return false, err
 	}
 	return true, unlock()
+}
+
+// deadHolder reports whether the lock file content names a holder on this
+// host whose process does not exist.
+func deadHolder(content string) bool {
+	f := strings.Fields(content)
+	if len(f) < 6 || f[0] != "hees-lock" || f[4] != "pid" {
+		return false
+	}
+	host, err := os.Hostname()
+	if err != nil {
+		return false
+	}
+	if i := strings.IndexByte(host, '.'); i > 0 {
+		host = host[:i]
+	}
+	pid, err := strconv.Atoi(f[5])
+	if f[3] != host || err != nil || pid <= 0 {
+		return false
+	}
+	return !processExists(pid)
 }

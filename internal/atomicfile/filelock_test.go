@@ -189,3 +189,36 @@ type execCmd struct {
 	cmd    interface{ Wait() error }
 	stderr fmt.Stringer
 }
+
+// TestLockFileDeadHolderOnThisHost breaks at once a lock file whose holder,
+// named "HOST pid PID" with this machine's host name, is no process.
+func TestLockFileDeadHolderOnThisHost(t *testing.T) {
+	host, err := os.Hostname()
+	if err != nil {
+		t.Skip(err)
+	}
+	if i := strings.IndexByte(host, '.'); i > 0 {
+		host = host[:i]
+	}
+	lock := filepath.Join(t.TempDir(), "run.lk")
+	// A process ID above the kernel's limit (4194304 on Linux) exists nowhere.
+	os.WriteFile(lock, []byte("hees-lock 0123456789abcdef 0 "+host+" pid 99999999 worker 0\n"), 0o644)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	start := time.Now()
+	l, err := LockFile(ctx, lock, FileLockOptions{Stale: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Unlock()
+	if time.Since(start) > 5*time.Second {
+		t.Errorf("took %v", time.Since(start))
+	}
+	// Another host's holder is waited for.
+	os.WriteFile(lock, []byte("hees-lock 0123456789abcdef 0 elsewhere-"+host+" pid 99999999 worker 0\n"), 0o644)
+	short, cancel2 := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel2()
+	if _, err := LockFile(short, lock, FileLockOptions{Stale: time.Hour}); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("another host's lock: %v", err)
+	}
+}

@@ -6,9 +6,15 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/hees-dev/hees/internal/atomicfile"
 )
+
+// StaleEnv names the environment variable that sets the stale bound of
+// the lock file (a duration, such as 30s) when Store.Stale is 0; unset or
+// bad: atomicfile.DefaultStale.
+const StaleEnv = "HEES_LOCK_STALE"
 
 // heldLock is the lock of a run, held.
 type heldLock interface {
@@ -43,8 +49,12 @@ func LockPath(path, mode string) string {
 func (st Store) lock(ctx context.Context, mode string) (heldLock, error) {
 	path := LockPath(st.Path, mode)
 	if mode == LockFile {
+		stale := st.Stale
+		if stale == 0 {
+			stale, _ = time.ParseDuration(os.Getenv(StaleEnv))
+		}
 		l, err := atomicfile.LockFile(ctx, path, atomicfile.FileLockOptions{
-			Stale: st.Stale, Holder: Self(0).String(), Waiting: st.waiting(path), NoticeAfter: LockNoticeAfter,
+			Stale: stale, Holder: Self(0).String(), Waiting: st.waiting(path), NoticeAfter: LockNoticeAfter,
 			Broke: func(holder string) {
 				if st.Warn != nil {
 					st.Warn(fmt.Sprintf("broke the stale lock %s of %s (unchanged for the stale bound)", path, holder))

@@ -358,6 +358,7 @@ func (st Store) checkSnapshot(v *View) error {
 // snap (written already), and makes it the replica's. A session read from
 // a state file of version 2 first gets its snapshot of version 3.
 func (st Store) writeJournal(rep *replica, ss *Session, snap []byte) (*View, error) {
+	st.removeStaleTemps()
 	var h Header
 	if kind, _, _ := statefile.Decode(snap); kind == kindV2 {
 		var err error
@@ -472,7 +473,7 @@ func (w *writer) fold(now time.Time) error {
 	if err != nil {
 		return err
 	}
-	atomicfile.RemoveStaleTemps(w.st.Path) // best effort: a leftover is only clutter
+	w.st.removeStaleTemps()
 	if err := atomicfile.WriteFile(w.st.Path, snap, 0o644); err != nil {
 		return err
 	}
@@ -815,4 +816,13 @@ func (st Store) TakeSlots(ctx context.Context, n int, lease time.Duration, h Hol
 		return w.add(record{Op: opSlots, Slots: slots, Now: now.UnixNano(), Until: leaseEnd(now, lease), Holder: &h})
 	})
 	return slots, err
+}
+
+// removeStaleTemps removes the temporary files that a process killed while
+// it wrote the snapshot or the journal left, under the lock, best effort:
+// a leftover is only clutter. It lists the directory, so it runs only when
+// a fold or a recovery writes these files, not for every operation.
+func (st Store) removeStaleTemps() {
+	atomicfile.RemoveStaleTemps(st.Path)
+	atomicfile.RemoveStaleTemps(JournalPath(st.Path))
 }

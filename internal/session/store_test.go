@@ -112,8 +112,18 @@ func TestStoreWaiting(t *testing.T) {
 		t.Skip("waits for LockNoticeAfter")
 	}
 	st := newStore(t, 0, es.OnErrorStop)
-	unlock, err := atomicfile.Lock(context.Background(), st.Path+".lock")
+	v, err := st.Load()
 	if err != nil {
+		t.Fatal(err)
+	}
+	var unlock func() error
+	if v.Lock == LockFile {
+		l, err := atomicfile.LockFile(context.Background(), LockPath(st.Path, LockFile), atomicfile.FileLockOptions{Holder: "the test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		unlock = l.Unlock
+	} else if unlock, err = atomicfile.Lock(context.Background(), st.Path+".lock"); err != nil {
 		t.Skip(err) // no file locks on this system
 	}
 	notices := make(chan time.Time, 2)
