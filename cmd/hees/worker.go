@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hees-dev/hees/extproc"
+	"github.com/hees-dev/hees/internal/session"
 	"github.com/hees-dev/hees/internal/worker"
 )
 
@@ -44,6 +45,7 @@ func runWorker(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	workers := fs.Int("workers", 1, "run `K` evaluation loops, each with its own process of the program")
 	evalTimeout := fs.Duration("eval-timeout", 0, "fail an evaluation that takes longer than `TIME` (0: no limit)")
 	until := fs.String("until", "", "claim nothing once the time left before `TIME` (a duration, a time, or Unix seconds; default: Slurm's SLURM_JOB_END_TIME) is shorter than the longest evaluation seen")
+	poll := fs.Duration("poll", session.PollMax, "an idle worker looks at the journal at most `INTERVAL` apart (raise it to a second or more with hundreds of workers on a shared file system)")
 	if status, done := parseStateFlags(fs, path, args, workerHelp, stdout, stderr); done {
 		return status
 	}
@@ -52,6 +54,8 @@ func runWorker(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return report(stderr, name, usagef("-cmd PROGRAM is required"))
 	case *workers < 1 || *workers > extproc.MaxProcs:
 		return report(stderr, name, usagef("-workers %d: want 1 to %d", *workers, extproc.MaxProcs))
+	case *poll < time.Millisecond || *poll > time.Minute:
+		return report(stderr, name, usagef("-poll %v: want 1ms to 1m", *poll))
 	case *evalTimeout < 0:
 		return report(stderr, name, usagef("-eval-timeout %v: want a positive duration, or 0 for no limit", *evalTimeout))
 	}
@@ -73,7 +77,7 @@ func runWorker(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signalContext()
 	defer stop()
-	w := &worker.Worker{Path: *path, Command: *command, Lease: *lease, Until: end, Options: extproc.Options{EvalTimeout: *evalTimeout},
+	w := &worker.Worker{Path: *path, Command: *command, Lease: *lease, Until: end, Poll: *poll, Options: extproc.Options{EvalTimeout: *evalTimeout},
 		Warn: func(msg string) { fmt.Fprintf(stderr, "%s: %s\n", name, msg) }}
 	reason, err := w.Run(ctx, *workers)
 	switch {

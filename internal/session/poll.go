@@ -30,6 +30,11 @@ type Poller struct {
 	// IdleAfter while it goes on.
 	Idle      func(what string)
 	IdleAfter time.Duration
+	// Max is the longest wait between two looks, 0: PollMax. Hundreds of
+	// idle workers on a shared file system each look up to 1/Max times a
+	// second; a longer Max lightens the file server at the cost of a later
+	// start of the next generation on other machines.
+	Max time.Duration
 
 	backoff time.Duration
 	since   time.Time // when the wait started
@@ -81,7 +86,11 @@ func (p *Poller) Wait(ctx context.Context) error {
 			case <-timer.C:
 			}
 		}
-		p.backoff = min(2*p.backoff, PollMax)
+		limit := p.Max
+		if limit <= 0 {
+			limit = PollMax
+		}
+		p.backoff = min(2*p.backoff, limit)
 		var (
 			ready bool
 			what  string

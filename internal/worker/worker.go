@@ -56,6 +56,9 @@ type Worker struct {
 	// its Slurm allocation): a loop claims no candidate once the time left
 	// is shorter than the longest evaluation it has seen.
 	Until time.Time
+	// Poll is the longest wait between two looks at the journal of an
+	// idle loop (session.Poller.Max); 0: session.PollMax.
+	Poll time.Duration
 	// Warn, when not nil, hears of what does not stop the worker: a failed
 	// evaluation, a failed renewal, a told value that was refused, what an
 	// idle loop waits for. It is called from one goroutine at a time.
@@ -162,7 +165,7 @@ func (w *Worker) loop(ctx context.Context, slot int) (es.Reason, error) {
 		why     map[session.ID]string
 		byPool  []session.ID // the candidates told with values of pool's process
 		holder  = session.Self(slot)
-		poll    = session.Poller{Store: w.store(), IdleAfter: IdleNotice, Idle: func(what string) { w.warnf("worker %d waits: %s", slot, what) }}
+		poll    = session.Poller{Store: w.store(), Max: w.Poll, IdleAfter: IdleNotice, Idle: func(what string) { w.warnf("worker %d waits: %s", slot, what) }}
 		options = w.Options
 	)
 	options.WorkerBase = slot
