@@ -70,6 +70,13 @@ type replica struct {
 	off   int64       // the bytes of the journal replayed: its header and valid records
 	torn  bool        // bytes after off that are not a valid record
 	dirty bool        // the journal must be flushed to disk (written since the last flush)
+
+	// sess is the session of the snapshot this process wrote last (epoch
+	// sessEpoch, sessSize bytes, checksum sessCRC), kept for its next fold.
+	sess      *Session
+	sessEpoch uint64
+	sessSize  int64
+	sessCRC   uint32
 }
 
 // replicas holds the replica of each run, by the absolute path of its
@@ -457,13 +464,21 @@ func (w *writer) fold(now time.Time) error {
 	if err := w.sync(); err != nil {
 		return err
 	}
-	ss, snap, err := w.st.readSnapshot()
-	if err != nil {
-		return err
-	}
 	v := w.rep.view
-	if ss.File.Epoch != v.Epoch || int64(len(snap)) != v.SnapSize || snapCRC(snap) != v.SnapCRC {
-		return fmt.Errorf("%s changed under the lock", w.st.Path)
+	// The session this process folded last is the snapshot's when the
+	// snapshot (checked under the lock against the journal) is the one it
+	// wrote: then it need not be read and decoded again, O(d^2) bytes.
+	ss := w.rep.sess
+	w.rep.sess = nil
+	if ss == nil || w.rep.sessEpoch != v.Epoch || w.rep.sessSize != v.SnapSize || w.rep.sessCRC != v.SnapCRC {
+		var snap []byte
+		var err error
+		if ss, snap, err = w.st.readSnapshot(); err != nil {
+			return err
+		}
+		if ss.File.Epoch != v.Epoch || int64(len(snap)) != v.SnapSize || snapCRC(snap) != v.SnapCRC {
+			return fmt.Errorf("%s changed under the lock", w.st.Path)
+		}
 	}
 	ss.View = v
 	if err := ss.fold(now); err != nil {
@@ -481,12 +496,22 @@ func (w *writer) fold(now time.Time) error {
 	if err != nil {
 		return err
 	}
-	if err := atomicfile.WriteFile(JournalPath(w.st.Path), journal, 0o644); err != nil {
+	path := JournalPath(w.st.Path)
+	if err := atomicfile.WriteFile(path, journal, 0o644); err != nil {
 		return err
 	}
-	w.rep.view = nil
 	w.folded = true
-	return w.st.readJournal(w.rep)
+	// The new journal is the replica's: its header need not be decoded
+	// again.
+	info, err := os.Stat(path)
+	if err != nil {
+		w.rep.view = nil
+		return err
+	}
+	w.rep.view, w.rep.info, w.rep.off, w.rep.torn = newView(h), info, int64(len(journal)), false
+	w.rep.head = slices.Clone(journal[len(journalMagic)+1 : len(journalMagic)+9])
+	w.rep.sess, w.rep.sessEpoch, w.rep.sessSize, w.rep.sessCRC = ss, ss.File.Epoch, int64(len(snap)), snapCRC(snap)
+	return nil
 }
 
 // sync flushes the journal to disk when it was written since the last
