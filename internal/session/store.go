@@ -56,6 +56,14 @@ type Store struct {
 	// Stale is the stale bound of the lock file (atomicfile.FileLock), 0:
 	// atomicfile.DefaultStale.
 	Stale time.Duration
+	// Background, on a local file system, lets an operation return before
+	// its records are flushed to disk: a goroutine of the process flushes
+	// them a moment later (on other file systems they are flushed under
+	// the lock anyway, for the other machines to see them). A worker sets
+	// it: a power loss in that moment costs it what a crash of the worker
+	// costs (its leases expire, a value is evaluated again), while a
+	// command that reports a tell to its caller (hees tell) must not.
+	Background bool
 }
 
 // JournalPath is the journal of the run whose snapshot is at path.
@@ -75,6 +83,9 @@ type replica struct {
 	// sessEpoch, sessSize bytes, checksum sessCRC), kept for its next fold.
 	sess      *Session
 	sessEpoch uint64
+
+	flushOnce sync.Once
+	flushReq  chan string // journals to flush, for Background
 	sessSize  int64
 	sessCRC   uint32
 }
@@ -456,12 +467,12 @@ func (w *writer) flush() error {
 
 // fold folds the batch of the view, which its journal says is done, into a
 // new snapshot and journal: the queued records are appended first, so that
-// a crash before the new snapshot loses nothing.
+// a crash before the new snapshot loses nothing that a process saw. They
+// are not flushed to disk first: the snapshot, flushed before it replaces
+// the old one, holds their values; a power loss before that loses only
+// records whose operations had not reported success yet.
 func (w *writer) fold(now time.Time) error {
 	if err := w.flush(); err != nil {
-		return err
-	}
-	if err := w.sync(); err != nil {
 		return err
 	}
 	v := w.rep.view
@@ -580,6 +591,10 @@ func (st Store) update(ctx context.Context, fn op) error {
 	rep.dirty = false
 	rep.mu.Unlock()
 	if !dirty {
+		return nil
+	}
+	if st.Background {
+		rep.flushLater(JournalPath(st.Path))
 		return nil
 	}
 	// Local file systems: the records are seen by every process of the
@@ -850,4 +865,25 @@ func (st Store) TakeSlots(ctx context.Context, n int, lease time.Duration, h Hol
 func (st Store) removeStaleTemps() {
 	atomicfile.RemoveStaleTemps(st.Path)
 	atomicfile.RemoveStaleTemps(JournalPath(st.Path))
+}
+
+// flushLater flushes the journal at path to disk from a goroutine of the
+// replica: requests that come while a flush runs are served by one more
+// flush after it, which covers them all.
+func (rep *replica) flushLater(path string) {
+	rep.flushOnce.Do(func() {
+		rep.flushReq = make(chan string, 1)
+		go func() {
+			for p := range rep.flushReq {
+				if f, err := os.OpenFile(p, os.O_WRONLY, 0); err == nil {
+					fdatasync(f)
+					f.Close()
+				}
+			}
+		}()
+	})
+	select {
+	case rep.flushReq <- path:
+	default: // a flush is pending already, and will cover this write
+	}
 }

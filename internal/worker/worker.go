@@ -93,7 +93,7 @@ func (w *Worker) warnf(format string, args ...any) {
 
 // store is the worker's run.
 func (w *Worker) store() session.Store {
-	return session.Store{Path: w.Path, Warn: func(msg string) { w.warnf("%s", msg) },
+	return session.Store{Path: w.Path, Background: true, Warn: func(msg string) { w.warnf("%s", msg) },
 		Waiting: func(lock, holder string) { w.warnf("waiting for %s, the lock of %s, held by %s", lock, w.Path, holder) }}
 }
 
