@@ -39,7 +39,6 @@ procs() { # procs N: N worker processes at once
 }
 init "$@"
 t1=$(timed procs 1)
-lambda=$("$dir/hees" status -json -state "$dir/run.hees" | sed 's/.*"evals":\([0-9]*\).*"generation":\([0-9]*\).*//')
 evals=$("$dir/hees" status -json -state "$dir/run.hees" | sed 's/.*"evals":\([0-9]*\).*/\1/')
 gens=$("$dir/hees" status -json -state "$dir/run.hees" | sed 's/.*"generation":\([0-9]*\).*/\1/')
 init "$@"

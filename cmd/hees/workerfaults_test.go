@@ -184,3 +184,27 @@ func TestWorkerUntil(t *testing.T) {
 		t.Errorf("-until soon: exit %d, %q", code, errOut)
 	}
 }
+
+// TestInitForceUnderWorkers replaces the run of a state file (hees init
+// -force) while a worker evaluates it: the worker's value for the old run
+// is refused ("belongs to another run"), it goes on with the new run, and
+// the new run ends bit-identical to hees run.
+func TestInitForceUnderWorkers(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "run.hees")
+	args := []string{"-d", "2", "-seed", "3", "-max-evals", "40", "-target", "none"}
+	mustCLI(t, "", append([]string{"init", "-state", path}, args...)...)
+	w, stderr := startWorker(t, path, workerCommand(t, "sphere", "HEES_TEST_DELAY=100ms"), "-workers", "2")
+	for start := time.Now(); status(t, path)["evals"] == 0.0; time.Sleep(20 * time.Millisecond) {
+		if time.Since(start) > 20*time.Second {
+			t.Fatalf("no generation told: %s", stderr.String())
+		}
+	}
+	mustCLI(t, "", append([]string{"init", "-state", path, "-force"}, args...)...)
+	if err := w.Wait(); err != nil {
+		t.Fatalf("worker: %v, stderr %s", err, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "belongs to another run") {
+		t.Logf("no value of the old run was told after the init (the worker was between evaluations): %s", stderr.String())
+	}
+	compareWithRun(t, "workers", path, "sphere", args)
+}

@@ -67,8 +67,9 @@ type Spec struct {
 	// may expire (its holder vanished: a lost node, a SIGKILL, a process
 	// stopped past its lease) before OnError applies to it; 0 to
 	// MaxLostLeases. A lost lease says nothing about the point, so it is
-	// counted apart from Retries. Absent from files of older versions,
-	// where an expiry counted as a failed attempt: 0 there means that.
+	// counted apart from Retries. State files of older versions, which
+	// counted an expiry as a failed attempt and have no such field, get
+	// internal/session's DefaultLostLeases when they are read.
 	LostLeases int `json:"lost_leases,omitempty"`
 	// Dir is the absolute working directory of a hees run: the program of
 	// Command runs in it and a relative Trace or Log is resolved against
