@@ -261,13 +261,20 @@ func (b *batch) claim(row int, now, until int64, h Holder) error {
 	return nil
 }
 
-// renew extends the leases of rows that are pending to until, for h.
+// renew extends the leases of rows that are pending to until, for h; a
+// lease that h's process held already keeps its holder (the worker slot of
+// the loop that claimed it), since one renewal serves all the loops of a
+// process.
 func (b *batch) renew(rows []int, until int64, h Holder) error {
 	for _, row := range rows {
 		if err := b.pending(row); err != nil {
 			return err
 		}
-		b.leases[row] = Lease{Until: until, Holder: h}
+		holder := h
+		if old, ok := b.leases[row]; ok && old.Holder.Host == h.Host && old.Holder.PID == h.PID && old.Holder.Job == h.Job {
+			holder = old.Holder
+		}
+		b.leases[row] = Lease{Until: until, Holder: holder}
 	}
 	return nil
 }

@@ -151,6 +151,9 @@ func decodeStrict(data []byte, v any) error {
 // decodeHeader reads the header line at the start of data, and returns
 // its length.
 func decodeHeader(data []byte) (Header, int, error) {
+	if end := bytes.IndexByte(data, '\n'); end > maxJournalLine || (end < 0 && len(data) > maxJournalLine) {
+		return Header{}, 0, fmt.Errorf("%w: a header line longer than %d bytes", errNotJournal, maxJournalLine)
+	}
 	js, n, err := splitLine(data, journalMagic)
 	if errors.Is(err, errTorn) {
 		return Header{}, 0, fmt.Errorf("%w: its header is cut short or damaged", errNotJournal)

@@ -203,7 +203,10 @@ func TestFailurePolicyStop(t *testing.T) {
 }
 
 // newSessionDim returns a hees2 session in d dimensions.
-func newSessionDim(t *testing.T, d int) *Session {
+func newSessionDim(t *testing.T, d int) *Session { return newSessionDimTB(t, d) }
+
+// newSessionDimTB is newSessionDim for a test or a fuzz target.
+func newSessionDimTB(t testing.TB, d int) *Session {
 	t.Helper()
 	s, err := es.New("hees2", es.Config{Dim: d, Seed: 1, Sigma0: 2, Box: 3})
 	if err != nil {

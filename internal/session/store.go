@@ -675,6 +675,7 @@ func (st Store) Create(ctx context.Context, ss *Session, force bool) error {
 	rep := st.replica()
 	rep.mu.Lock()
 	defer rep.mu.Unlock()
+	rep.sess = nil
 	modes := []string{ss.File.Lock}
 	if old, err := st.refresh(rep, false); err == nil && old.Lock != ss.File.Lock {
 		modes = append(modes, old.Lock)
