@@ -208,3 +208,35 @@ func TestInitForceUnderWorkers(t *testing.T) {
 	}
 	compareWithRun(t, "workers", path, "sphere", args)
 }
+
+// TestStatusWatch runs hees status -watch on a run while it is told: it
+// prints a report every interval (one after another when its output is
+// not a terminal) and ends with the run's stop.
+func TestStatusWatch(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "run.hees")
+	mustCLI(t, "", "init", "-state", path, "-d", "2", "-max-evals", "5")
+	var stdout, stderr lockedBuffer
+	done := make(chan int, 1)
+	go func() { done <- run([]string{"status", "-state", path, "-watch", "100ms"}, strings.NewReader(""), &stdout, &stderr) }()
+	for start := time.Now(); strings.Count(stdout.String(), "state        running") < 2; time.Sleep(20 * time.Millisecond) {
+		if time.Since(start) > 20*time.Second {
+			t.Fatalf("no second report: %q", stdout.String())
+		}
+	}
+	var in strings.Builder
+	for _, c := range askAll(t, path) {
+		fmt.Fprintf(&in, "%s 1\n", c.id)
+	}
+	mustCLI(t, in.String(), "tell", "-state", path)
+	select {
+	case code := <-done:
+		if code != exitOK || !strings.Contains(stdout.String(), "state        stopped: max evaluations") || stderr.String() != "" {
+			t.Errorf("status -watch: exit %d, stdout %q, stderr %q", code, stdout.String(), stderr.String())
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("status -watch did not end with the run")
+	}
+	if code, _, errOut := cli("", "status", "-state", path, "-watch", "1ms"); code != exitUsage || !strings.Contains(errOut, "-watch") {
+		t.Errorf("-watch 1ms: exit %d, %q", code, errOut)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hees-dev/hees/internal/boundedfile"
+	"github.com/hees-dev/hees/internal/statefile"
 )
 
 // readBytes returns the content of the file at path.
@@ -318,4 +319,29 @@ func newStoreDim(t *testing.T, d int) Store {
 		t.Fatal(err)
 	}
 	return st
+}
+
+// TestOldVersionsRefused gives a state file of version 1 and one of an
+// unknown kind: one error that names the version, and nothing written.
+func TestOldVersionsRefused(t *testing.T) {
+	for kind, want := range map[string]string{
+		"ask-tell/v1":   "an ask/tell state file of version 1, which this build does not read",
+		"checkpoint/v1": `the file holds "checkpoint/v1", want "ask-tell/v3"`,
+	} {
+		data, err := statefile.Encode(kind, []byte(`{}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := Store{Path: filepath.Join(t.TempDir(), "old.hees")}
+		writeBytes(t, st.Path, data)
+		if _, err := st.Load(); err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: Load: %v", kind, err)
+		}
+		if _, err := st.Claim(context.Background(), nil, nil, 1, time.Hour, Holder{}); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: Claim: %v", kind, err)
+		}
+		if got := readBytes(t, st.Path); !bytes.Equal(got, data) {
+			t.Errorf("%s: the file was changed", kind)
+		}
+	}
 }
