@@ -39,7 +39,7 @@ func writeBytes(t *testing.T, path string, data []byte) {
 func forget(st Store) {
 	rep := st.replica()
 	rep.mu.Lock()
-	rep.view = nil
+	rep.view, rep.snapInfo, rep.sess = nil, nil, nil
 	rep.mu.Unlock()
 }
 

@@ -84,6 +84,17 @@ type replica struct {
 	sess      *Session
 	sessEpoch uint64
 
+	// snapInfo is the snapshot checked last (snapSize bytes, checksum
+	// snapCRC), nil when none is known.
+	snapInfo os.FileInfo
+	snapSize int64
+	snapCRC  uint32
+	// localOnce and isLocal: whether the run is on a local file system
+	// (atomicfile.LocalFS), asked once.
+	localOnce sync.Once
+	isLocal   bool
+	path      string
+
 	flushOnce sync.Once
 	flushReq  chan string // journals to flush, for Background
 	sessSize  int64
@@ -100,7 +111,7 @@ func (st Store) replica() *replica {
 	if err != nil {
 		key = st.Path
 	}
-	r, _ := replicas.LoadOrStore(key, &replica{})
+	r, _ := replicas.LoadOrStore(key, &replica{path: key})
 	return r.(*replica)
 }
 
@@ -138,7 +149,7 @@ func (st Store) peek(fn func(v *View)) error {
 	defer rep.mu.Unlock()
 	err := st.readJournal(rep)
 	if err == nil {
-		err = st.checkSnapshot(rep.view)
+		err = st.checkSnapshot(rep)
 	}
 	if err != nil {
 		rep.view = nil
@@ -200,7 +211,7 @@ var errStale = errors.New("the journal does not belong to the snapshot")
 func (st Store) refresh(rep *replica, locked bool) (*View, error) {
 	err := st.readJournal(rep)
 	if err == nil {
-		err = st.checkSnapshot(rep.view)
+		err = st.checkSnapshot(rep)
 	}
 	if err == nil {
 		return rep.view, nil
@@ -344,9 +355,19 @@ func sameHead(f *os.File, head []byte) bool {
 }
 
 // checkSnapshot reports errStale when the snapshot is not the one the
-// journal of v belongs to: its size or its checksum (the last 4 bytes)
-// differ.
-func (st Store) checkSnapshot(v *View) error {
+// journal of the replica's view belongs to: its size or its checksum (the
+// last 4 bytes) differ. On a local file system, where a stat sees at once
+// a file renamed into place, a snapshot that is the file checked last
+// (same inode, size and modification time) is not read again.
+func (st Store) checkSnapshot(rep *replica) error {
+	v := rep.view
+	if rep.local() && rep.snapInfo != nil && rep.snapSize == v.SnapSize && rep.snapCRC == v.SnapCRC {
+		if info, err := os.Stat(st.Path); err == nil && os.SameFile(info, rep.snapInfo) &&
+			info.Size() == rep.snapInfo.Size() && info.ModTime().Equal(rep.snapInfo.ModTime()) {
+			return nil
+		}
+	}
+	rep.snapInfo = nil
 	f, err := openRegular(st.Path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &MissingError{st.Path}
@@ -369,6 +390,7 @@ func (st Store) checkSnapshot(v *View) error {
 	if snapCRC(sum[:]) != v.SnapCRC {
 		return errStale
 	}
+	rep.snapInfo, rep.snapSize, rep.snapCRC = info, v.SnapSize, v.SnapCRC
 	return nil
 }
 
@@ -637,7 +659,7 @@ func (st Store) locked(rep *replica, mode string, held heldLock, fn op) (again b
 	if err := w.flush(); err != nil {
 		return false, err
 	}
-	if !atomicfile.LocalFS(st.Path) {
+	if !rep.local() {
 		return false, w.sync()
 	}
 	return false, nil
@@ -887,4 +909,10 @@ func (rep *replica) flushLater(path string) {
 	case rep.flushReq <- path:
 	default: // a flush is pending already, and will cover this write
 	}
+}
+
+// local reports whether the run is on a local file system.
+func (rep *replica) local() bool {
+	rep.localOnce.Do(func() { rep.isLocal = atomicfile.LocalFS(filepath.Dir(rep.path)) })
+	return rep.isLocal
 }
