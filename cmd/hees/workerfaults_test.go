@@ -14,13 +14,14 @@ import (
 )
 
 // TestWorkerStrayOutputLine runs hees worker on a program that prints one
-// extra line 50 ms after each answer: the pool takes the extra line for the
-// next point's answer, and finds it out at the latest when it is closed.
-// Before, the worker told such values and exited 0; now, as hees run
-// does, it fails (exit 1) with an error that names the candidates whose
-// values came from that process. A program's stray line is never told as
-// the value of the candidate whose evaluation found it (that one is told
-// failed, and retried).
+// extra line 50 ms after each answer. Where the extra line comes while the
+// next point is evaluated, the pool takes it for that answer and finds the
+// extra line at the latest when it is closed; where it comes between two
+// evaluations (a slow machine, the race detector), the next evaluation
+// fails with a protocol error. Before, the worker told such values (5
+// where the value is 20.114) and exited 0; now it fails (exit 1), as hees
+// run does, with an error that names the candidates whose values came
+// from that process, and tells the candidate that found it failed.
 func TestWorkerStrayOutputLine(t *testing.T) {
 	prog := shellProgram(t, "while read l; do echo 20.114; (sleep 0.05; echo 5) & done\n")
 	path := filepath.Join(t.TempDir(), "run.hees")

@@ -233,13 +233,22 @@ func (w *Worker) loop(ctx context.Context, slot int) (es.Reason, error) {
 			continue
 		case err != nil:
 			w.warnf("%s: %v", c.ID, err)
-			if errors.Is(err, extproc.ErrProtocol) && len(byPool) > 0 {
-				w.warnf("%s: the program printed more lines than it was given points: the values told of %v came from the same process and may belong to other candidates", c.ID, byPool)
-			}
 			pool.Close()
-			pool, byPool = nil, nil
 			told = []session.Line{session.FailedLine(c.ID)}
 			why = map[session.ID]string{c.ID: err.Error()}
+			if errors.Is(err, extproc.ErrProtocol) && len(byPool) > 0 {
+				// The program printed more lines than it was given points:
+				// the values told from this process may have been answers
+				// to other points. As hees run, the worker fails rather
+				// than go on as if they were right.
+				suspects := byPool
+				pool, byPool = nil, nil
+				if _, err := w.store().Claim(ctx, told, why, 0, w.Lease, holder); err != nil {
+					w.warnf("%s: telling the failure: %v", c.ID, err)
+				}
+				return "", fmt.Errorf("%s: %w; the values told of %v came from the same process and may belong to other candidates", c.ID, err, suspects)
+			}
+			pool, byPool = nil, nil
 		default:
 			w.evals.Add(1)
 			told = []session.Line{session.ValueLine(c.ID, v)}
