@@ -218,7 +218,9 @@ func TestStatusWatch(t *testing.T) {
 	mustCLI(t, "", "init", "-state", path, "-d", "2", "-max-evals", "5")
 	var stdout, stderr lockedBuffer
 	done := make(chan int, 1)
-	go func() { done <- run([]string{"status", "-state", path, "-watch", "100ms"}, strings.NewReader(""), &stdout, &stderr) }()
+	go func() {
+		done <- run([]string{"status", "-state", path, "-watch", "100ms"}, strings.NewReader(""), &stdout, &stderr)
+	}()
 	for start := time.Now(); strings.Count(stdout.String(), "state        running") < 2; time.Sleep(20 * time.Millisecond) {
 		if time.Since(start) > 20*time.Second {
 			t.Fatalf("no second report: %q", stdout.String())
