@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -233,7 +234,43 @@ func TestWorkerRenewsLeases(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "run.hees")
 	args := []string{"-d", "2", "-seed", "2", "-max-evals", "10", "-target", "none"}
 	mustCLI(t, "", append([]string{"init", "-state", path, "-retries", "0", "-lost-leases", "0"}, args...)...)
-	code, _, errOut := cli("", "worker", "-state", path, "-cmd", selfCommand(t), "-workers", "7", "-lease", "3s")
+	type result struct {
+		code   int
+		errOut string
+	}
+	done := make(chan result, 1)
+	go func() {
+		code, _, errOut := cli("", "worker", "-state", path, "-cmd", selfCommand(t), "-workers", "7", "-lease", "3s")
+		done <- result{code, errOut}
+	}()
+	// While the first evaluations run (7 s), every candidate is leased and
+	// each lease is renewed: its end moves past the end of the claim's
+	// lease. (The worker itself would not count its own leases lost, so
+	// without renewals the run would still end well here; other processes
+	// would take them.)
+	first := map[string]string{}
+	renewed := false
+	for start := time.Now(); time.Since(start) < 6500*time.Millisecond && !renewed; time.Sleep(100 * time.Millisecond) {
+		leases, _ := status(t, path)["leases"].([]any)
+		if len(leases) != 5 {
+			continue
+		}
+		renewed = true
+		for _, l := range leases {
+			m, _ := l.(map[string]any)
+			id, until := fmt.Sprint(m["id"]), fmt.Sprint(m["until"])
+			if first[id] == "" {
+				first[id] = until
+			}
+			renewed = renewed && until > first[id]
+		}
+	}
+	if !renewed {
+		j, _ := os.ReadFile(path + ".journal")
+		t.Errorf("the leases were not all renewed within 6.5 s; journal:\n%s", j)
+	}
+	r := <-done
+	code, errOut := r.code, r.errOut
 	if code != exitOK || !strings.Contains(errOut, "hees worker: the run has stopped (max evaluations)") {
 		t.Fatalf("worker: exit %d, stderr %q", code, errOut)
 	}

@@ -312,14 +312,16 @@ func expireOps(b *batch, now time.Time) []record {
 
 // claimOp is the record of a claim of up to n claimable rows of b at now,
 // and the rows.
-func claimOp(b *batch, now time.Time, n int, lease time.Duration, h Holder) (record, []int) {
+// Rows for which own reports true (the caller's own, alive) are not
+// claimed even when their leases have run out.
+func claimOp(b *batch, now time.Time, n int, lease time.Duration, h Holder, own func(row int) bool) (record, []int) {
 	var rows []int
 	if !b.done() {
 		for row := range b.rows {
 			if len(rows) == n {
 				break
 			}
-			if b.claimable(row, now.UnixNano()) {
+			if b.claimable(row, now.UnixNano()) && (own == nil || !own(row)) {
 				rows = append(rows, row)
 			}
 		}

@@ -97,7 +97,7 @@ func (p *Poller) Wait(ctx context.Context) error {
 		)
 		now := time.Now()
 		err := p.Store.peek(func(v *View) {
-			ready = v.StopReason() != "" || v.Claimable(now) > 0
+			ready = v.StopReason() != "" || v.claimable(now, p.Store.own(v)) > 0
 			if v.Epoch != p.epoch {
 				p.epoch, p.backoff = v.Epoch, pollMin
 			}

@@ -570,7 +570,7 @@ func (ss *Session) Claim(now time.Time, n int, lease time.Duration, h Holder) ([
 	if _, err := ss.Expire(now); err != nil {
 		return nil, err
 	}
-	op, rows := claimOp(ss.b, now, n, lease, h)
+	op, rows := claimOp(ss.b, now, n, lease, h, nil)
 	if len(rows) == 0 {
 		return nil, nil
 	}

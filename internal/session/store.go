@@ -64,6 +64,12 @@ type Store struct {
 	// costs (its leases expire, a value is evaluated again), while a
 	// command that reports a tell to its caller (hees tell) must not.
 	Background bool
+	// Own, when not nil, reports the candidates that the calling process
+	// holds and knows to be alive (being evaluated, or being told): a claim
+	// does not count their leases as lost, nor hand them out, even when
+	// the leases have run out because the process was slow to renew them.
+	// Other processes still do, once the leases expire.
+	Own func(ID) bool
 }
 
 // JournalPath is the journal of the run whose snapshot is at path.
@@ -802,6 +808,9 @@ func (st Store) Claim(ctx context.Context, told []Line, why map[ID]string, n int
 			if w.view().b.done() {
 				break
 			}
+			if st.Own != nil && st.Own(w.view().ID(r.Rows[0])) {
+				continue // this process's own, alive: not lost
+			}
 			if err := w.add(r); err != nil {
 				return err
 			}
@@ -810,7 +819,7 @@ func (st Store) Claim(ctx context.Context, told []Line, why map[ID]string, n int
 			return err
 		}
 		v := w.view()
-		r, rows := claimOp(v.b, now, n, lease, h)
+		r, rows := claimOp(v.b, now, n, lease, h, st.own(v))
 		if len(rows) > 0 {
 			if err := w.add(r); err != nil {
 				return err
@@ -915,4 +924,12 @@ func (rep *replica) flushLater(path string) {
 func (rep *replica) local() bool {
 	rep.localOnce.Do(func() { rep.isLocal = atomicfile.LocalFS(filepath.Dir(rep.path)) })
 	return rep.isLocal
+}
+
+// own returns st.Own as a test of rows of v, nil without it.
+func (st Store) own(v *View) func(row int) bool {
+	if st.Own == nil {
+		return nil
+	}
+	return func(row int) bool { return st.Own(v.ID(row)) }
 }

@@ -258,13 +258,16 @@ func (v *View) Pending() []Candidate {
 
 // Claimable is the number of candidates that a claim at now would find
 // (leases expired by then included).
-func (v *View) Claimable(now time.Time) int {
+func (v *View) Claimable(now time.Time) int { return v.claimable(now, nil) }
+
+// claimable is Claimable without the rows for which own reports true.
+func (v *View) claimable(now time.Time, own func(row int) bool) int {
 	if v.b.done() {
 		return 0
 	}
 	n := 0
 	for row := range v.Rows() {
-		if v.b.claimable(row, now.UnixNano()) {
+		if v.b.claimable(row, now.UnixNano()) && (own == nil || !own(row)) {
 			n++
 		}
 	}

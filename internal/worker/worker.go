@@ -75,6 +75,7 @@ type Worker struct {
 
 	activeMu sync.Mutex
 	active   map[session.ID]*evaluation // the candidates being evaluated
+	telling  map[session.ID]bool        // the candidates evaluated, being told
 	slots    []int
 }
 
@@ -93,7 +94,7 @@ func (w *Worker) warnf(format string, args ...any) {
 
 // store is the worker's run.
 func (w *Worker) store() session.Store {
-	return session.Store{Path: w.Path, Background: true, Warn: func(msg string) { w.warnf("%s", msg) },
+	return session.Store{Path: w.Path, Background: true, Own: w.owns, Warn: func(msg string) { w.warnf("%s", msg) },
 		Waiting: func(lock, holder string) { w.warnf("waiting for %s, the lock of %s, held by %s", lock, w.Path, holder) }}
 }
 
@@ -105,6 +106,7 @@ func (w *Worker) Run(ctx context.Context, k int) (es.Reason, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	w.active = map[session.ID]*evaluation{}
+	w.telling = map[session.ID]bool{}
 	slots, err := w.store().TakeSlots(ctx, k, w.Lease, session.Self(0))
 	if err != nil {
 		return "", err
@@ -162,6 +164,7 @@ func (w *Worker) loop(ctx context.Context, slot int) (es.Reason, error) {
 	var (
 		pool    *extproc.Pool
 		told    []session.Line // the result of the last evaluation, to tell
+		telling session.ID     // its candidate
 		why     map[session.ID]string
 		byPool  []session.ID // the candidates told with values of pool's process
 		holder  = session.Self(slot)
@@ -195,6 +198,10 @@ func (w *Worker) loop(ctx context.Context, slot int) (es.Reason, error) {
 			n = 0 // tell what is left, claim nothing
 		}
 		got, err := w.store().Claim(ctx, told, why, n, w.Lease, holder)
+		if telling != (session.ID{}) {
+			w.told(telling)
+			telling = session.ID{}
+		}
 		if err != nil {
 			return "", err
 		}
@@ -223,11 +230,15 @@ func (w *Worker) loop(ctx context.Context, slot int) (es.Reason, error) {
 		start := time.Now()
 		v, done, err := w.evaluate(ctx, pool, c)
 		took := time.Since(start)
+		telling = c.ID
 		switch {
 		case ctx.Err() != nil:
 			w.release(c.ID)
+			w.told(c.ID)
 			return "", ctx.Err()
 		case done:
+			w.told(c.ID)
+			telling = session.ID{}
 			pool.Close() // the evaluation was abandoned, and its process killed
 			pool, byPool = nil, nil
 			continue
@@ -246,6 +257,7 @@ func (w *Worker) loop(ctx context.Context, slot int) (es.Reason, error) {
 				if _, err := w.store().Claim(ctx, told, why, 0, w.Lease, holder); err != nil {
 					w.warnf("%s: telling the failure: %v", c.ID, err)
 				}
+				w.told(c.ID)
 				return "", fmt.Errorf("%s: %w; the values told of %v came from the same process and may belong to other candidates", c.ID, err, suspects)
 			}
 			pool, byPool = nil, nil
@@ -282,6 +294,7 @@ func (w *Worker) evaluate(ctx context.Context, pool *extproc.Pool, c session.Can
 	v, err = pool.EvalContext(evalCtx, c.X)
 	w.activeMu.Lock()
 	delete(w.active, c.ID)
+	w.telling[c.ID] = true // until the loop has told it (Worker.owns)
 	w.activeMu.Unlock()
 	return v, e.abandoned.Load(), err
 }
@@ -331,4 +344,20 @@ func (w *Worker) release(id session.ID) {
 	if err := w.store().Release(ctx, []session.ID{id}, nil); err != nil {
 		w.warnf("%s: giving the lease back: %v", id, err)
 	}
+}
+
+// owns reports whether id is a candidate that one of the worker's loops
+// evaluates or is telling: alive, whatever its lease says.
+func (w *Worker) owns(id session.ID) bool {
+	w.activeMu.Lock()
+	defer w.activeMu.Unlock()
+	return w.active[id] != nil || w.telling[id]
+}
+
+// told forgets id as being told: its tell was applied (or refused), or
+// it needs none.
+func (w *Worker) told(id session.ID) {
+	w.activeMu.Lock()
+	delete(w.telling, id)
+	w.activeMu.Unlock()
 }
