@@ -133,6 +133,10 @@ type Options struct {
 	// process on top of the environment of the calling program (and below
 	// WorkerEnv).
 	Env []string
+	// WorkerBase is added to the index of each process in WorkerEnv, for a
+	// caller whose pools must give indices unique among several pools
+	// (hees worker's loops, which each have a pool of one process).
+	WorkerBase int
 	// Dir is the working directory of every process, against which a
 	// relative program path such as "./sim" is resolved too; "" means the
 	// calling program's.
@@ -548,7 +552,7 @@ func (p *Pool) startProcess(index int) (*process, error) {
 	cmd := exec.Command(p.words[0], p.words[1:]...)
 	cmd.Dir = p.opts.Dir
 	cmd.Env = append(os.Environ(), p.opts.Env...)
-	cmd.Env = append(cmd.Env, WorkerEnv+"="+strconv.Itoa(index))
+	cmd.Env = append(cmd.Env, WorkerEnv+"="+strconv.Itoa(p.opts.WorkerBase+index))
 	ownProcessGroup(cmd)
 	var files []*os.File // every pipe end, for cleanup on failure
 	pipe := func() (r, w *os.File, err error) {

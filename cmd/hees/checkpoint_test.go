@@ -311,7 +311,7 @@ func TestResumeBadFiles(t *testing.T) {
 		{"trailing bytes", append(bytes.Clone(valid), '\n'), `hees resume: DIR/trailing bytes: statefile: corrupt: 1 unexpected bytes after the checksum`, exitFailure},
 		{"version", version, `hees resume: DIR/version: statefile: unsupported format version 2 \(this build reads version 1\)`, exitFailure},
 		{"foreign", []byte("generation,evals\n1,2\n"), `hees resume: DIR/foreign: statefile: not a hees state file \(it does not start with the state file signature\)`, exitFailure},
-		{"ask-tell state", readFile(t, askTell), `hees resume: DIR/ask-tell state: statefile: wrong kind: the file holds "ask-tell/v2", want "checkpoint/v1"`, exitFailure},
+		{"ask-tell state", readFile(t, askTell), `hees resume: DIR/ask-tell state: statefile: wrong kind: the file holds "ask-tell/v3", want "checkpoint/v1"`, exitFailure},
 		{"bad json", badJSON, `hees resume: DIR/bad json: bad checkpoint: unexpected EOF`, exitFailure},
 		{"unknown field", unknownField, `hees resume: DIR/unknown field: bad checkpoint: json: unknown field "runs"`, exitFailure},
 		{"bad strategy", reencode(func(c *checkpoint.State) { c.File.Run.Restarts = "ipop" }),

@@ -269,7 +269,7 @@ func TestKillTell(t *testing.T) {
 	}
 
 	r := rand.New(rand.NewPCG(11, 0x74656c6c))
-	tells, kills, midWrite, killedAfterWrite := 0, 0, 0, 0
+	tells, kills, midWrite, killedAfterWrite, tornRecords := 0, 0, 0, 0, 0
 	for gen := range generations {
 		cands := askAll(t, path)
 		f := make([]float64, len(cands))
@@ -278,7 +278,7 @@ func TestKillTell(t *testing.T) {
 				f[row] += v * v
 			}
 			f[row] += float64(row) // distinct values
-			before := readFile(t, path)
+			before := append(readFile(t, path), readFile(t, session.JournalPath(path))...)
 			line := fmt.Sprintf("%s %s\n", c.id, formatValue(f[row]))
 			tells++
 			cmd, _, _ := heesProcess(t, env, line, "tell", "-state", path)
@@ -303,27 +303,47 @@ func TestKillTell(t *testing.T) {
 			}
 
 			// Old or new state, never torn.
-			after := readFile(t, path)
-			ss, err := session.Decode(after)
+			snapAfter := readFile(t, path)
+			after := append(bytes.Clone(snapAfter), readFile(t, session.JournalPath(path))...)
+			ss, err := session.Store{Path: path}.LoadSession()
 			if err != nil {
 				t.Fatalf("%s: the state after the kill does not decode: %v", c.id, err)
 			}
-			wasApplied := !bytes.Equal(before, after)
+			// Applied: the value is in the journal, or its batch was
+			// folded. The files may also have changed without it: a record
+			// cut short by the kill, which readers ignore and the next
+			// writer cuts off.
+			v, told := ss.Told(row)
+			wasApplied := ss.Strategy().Generation() > gen || told
+			// Killed after the last value of the generation was appended
+			// and before its fold: the retry folds it (the state changes,
+			// to what the tell would have written).
+			unfolded := ss.Strategy().Generation() == gen && ss.NumTold() == ss.Rows()
 			if wasApplied {
 				if killed {
 					killedAfterWrite++
 				}
-				if v, ok := ss.Told(row); ss.Strategy().Generation() == gen && (!ok || v != f[row]) {
-					t.Fatalf("%s: the state changed but does not hold the value told", c.id)
+				if ss.Strategy().Generation() == gen && v != f[row] {
+					t.Fatalf("%s: the state holds %v, not the value told", c.id, v)
 				}
+			} else if !bytes.Equal(before, after) {
+				tornRecords++
 			}
 
 			code, _, errOut := cli(line, "tell", "-state", path)
+			// With the lock file (HEES_LOCK=file), a tell killed while it
+			// held the lock left its lock file, which the retry breaks and
+			// says so.
+			errOut = regexp.MustCompile(`(?m)^hees tell: (broke the stale lock|waiting for) .*\n`).ReplaceAllString(errOut, "")
 			switch {
 			case code != exitOK || errOut != "":
 				t.Fatalf("%s: the retry of a killed tell (applied: %v) says exit %d, %q", c.id, wasApplied, code, errOut)
-			case wasApplied && !bytes.Equal(readFile(t, path), after):
+			case wasApplied && !unfolded && ss.Strategy().Generation() == gen && !bytes.Equal(append(readFile(t, path), readFile(t, session.JournalPath(path))...), after):
 				t.Fatalf("%s: the retry of a killed tell that was applied changed the state", c.id)
+			case ss.Strategy().Generation() > gen && !bytes.Equal(readFile(t, path), snapAfter):
+				// Killed between the new snapshot and the new journal, the
+				// retry makes the journal anew, but leaves the snapshot.
+				t.Fatalf("%s: the retry of a killed tell whose batch was folded changed the snapshot", c.id)
 			}
 			if temps, _ := filepath.Glob(filepath.Join(dir, ".run.hees.*.tmp")); len(temps) > 0 {
 				t.Fatalf("%s: the retry left the temporary files of the killed tell: %q", c.id, temps)
@@ -338,8 +358,8 @@ func TestKillTell(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	t.Logf("%d tells: %d killed, %d of them during the write (a temporary file left), %d after replacing the state",
-		tells, kills, midWrite, killedAfterWrite)
+	t.Logf("%d tells: %d killed, %d of them during the write of a fold (a temporary file left), %d after appending the value, %d leaving a torn record",
+		tells, kills, midWrite, killedAfterWrite, tornRecords)
 	if kills < generations {
 		t.Errorf("%d kills, want at least one a generation", kills)
 	}
