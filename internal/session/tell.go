@@ -119,6 +119,9 @@ func ReadTold(in io.Reader) ([]Line, []BadLine, error) {
 	var (
 		lines []Line
 		bad   []BadLine
+		// runs holds one copy of each run ID read, which the lines share:
+		// a line's ID would otherwise keep the whole line's text alive.
+		runs = map[string]string{}
 	)
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 0, 4096), maxLine)
@@ -147,6 +150,12 @@ func ReadTold(in io.Reader) ([]Line, []BadLine, error) {
 		if !ok {
 			bad = append(bad, BadLine{Line: n, Msg: fmt.Sprintf("%q is not an ID (IDs look like g12-3@5f3a9c01)", words[0])})
 			continue
+		}
+		if run, ok := runs[id.Run]; ok {
+			id.Run = run
+		} else {
+			id.Run = strings.Clone(id.Run)
+			runs[id.Run] = id.Run
 		}
 		l := Line{line: n, id: id, failed: words[1] == FailedWord}
 		if !l.failed {
