@@ -187,6 +187,12 @@ const (
 	// The run's evaluation log or trace could not be written (hees run
 	// -log, -trace).
 	ReasonLogError Reason = "log error"
+	// An ask/tell run whose failure policy is OnErrorStop lost the leases
+	// of one candidate more often than it allows: whoever held it vanished
+	// each time (a lost node, a SIGKILL, a process stopped past its
+	// lease), which says nothing about the point, but more than that means
+	// the candidate itself may be what kills its holders (hees worker).
+	ReasonLeasesLost Reason = "leases lost"
 )
 
 // Reasons returns every stop reason, the one list of them: the reasons a
@@ -196,7 +202,7 @@ func Reasons() []Reason {
 		ReasonSigmaTooSmall, ReasonSigmaTooLarge, ReasonConditionCov, ReasonNoEffectAxis,
 		ReasonNotFinite, ReasonMinusInf, ReasonObjectiveError, ReasonTolFunHist, ReasonTolX,
 		ReasonStagnation, ReasonNoEffectCoord, ReasonTooManyFailures, ReasonStrategyError,
-		ReasonCheckpointError, ReasonLogError}
+		ReasonCheckpointError, ReasonLogError, ReasonLeasesLost}
 }
 
 // ParseReason returns the stop reason s, one of Reasons() or "" (no stop),

@@ -11,14 +11,6 @@ import (
 	"github.com/hees-dev/hees/es"
 )
 
-// ReasonLeasesLost stops an ask/tell run whose policy is es.OnErrorStop
-// when the leases of one candidate expired more often than the run's
-// LostLeases allows: whoever held it vanished each time (a lost node, a
-// SIGKILL, a process stopped past its lease), which says nothing about the
-// point but more than that means the candidate itself may be what kills
-// its holders.
-const ReasonLeasesLost es.Reason = "leases lost"
-
 // maxWhy bounds the reason of a failed attempt that a journal keeps.
 const maxWhy = 200
 
@@ -196,7 +188,7 @@ func (b *batch) expire(row int, now int64) error {
 	a.Why = clip(fmt.Sprintf("lease of %s expired at %s", l.Holder, l.Expiry().UTC().Format(time.RFC3339)))
 	b.attempts[row] = a
 	if a.Lost > b.lostLeases {
-		b.policy(row, ReasonLeasesLost, fmt.Sprintf("lost its lease %d times (lost leases allowed %d); last: %s", a.Lost, b.lostLeases, a.Why))
+		b.policy(row, es.ReasonLeasesLost, fmt.Sprintf("lost its lease %d times (lost leases allowed %d); last: %s", a.Lost, b.lostLeases, a.Why))
 	}
 	return nil
 }

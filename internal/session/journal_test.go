@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hees-dev/hees/es"
 	"github.com/hees-dev/hees/internal/boundedfile"
 	"github.com/hees-dev/hees/internal/statefile"
 )
@@ -305,7 +306,7 @@ func TestLostLeasesApart(t *testing.T) {
 			t.Fatalf("after a lost lease: stop %q, attempts %+v", ss.File.Stop, ss.Attempts(0))
 		}
 	}
-	if ss.File.Stop != ReasonLeasesLost || !strings.Contains(ss.File.StopDetail, "node7 pid 42 job 77_3 worker 2") {
+	if ss.File.Stop != es.ReasonLeasesLost || !strings.Contains(ss.File.StopDetail, "node7 pid 42 job 77_3 worker 2") {
 		t.Errorf("after two lost leases: stop %q (%s)", ss.File.Stop, ss.File.StopDetail)
 	}
 }
@@ -343,5 +344,35 @@ func TestOldVersionsRefused(t *testing.T) {
 		if got := readBytes(t, st.Path); !bytes.Equal(got, data) {
 			t.Errorf("%s: the file was changed", kind)
 		}
+	}
+}
+
+// TestBogusStopRefused gives a snapshot whose checksum matches but whose
+// stop is no reason hees writes: one error naming the stop, and nothing
+// written.
+func TestBogusStopRefused(t *testing.T) {
+	st := newStore(t, 1, "")
+	kind, payload, err := statefile.Decode(readBytes(t, st.Path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(payload, []byte(`"stop":""`)) {
+		t.Fatalf("no empty stop in the snapshot %.200s", payload)
+	}
+	data, err := statefile.Encode(kind, bytes.Replace(payload, []byte(`"stop":""`), []byte(`"stop":"bogus reason"`), 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeBytes(t, st.Path, data)
+	forget(st)
+	want := `stop "bogus reason": not a stop reason hees writes`
+	if _, err := st.Load(); err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
+		t.Errorf("Load: %v, want %q", err, want)
+	}
+	if _, err := st.Tell(context.Background(), nil, nil); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("Tell: %v, want %q", err, want)
+	}
+	if got := readBytes(t, st.Path); !bytes.Equal(got, data) {
+		t.Error("the file was changed")
 	}
 }

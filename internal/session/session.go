@@ -43,7 +43,7 @@
 // its own limit (runspec.Spec.LostLeases and Retries); a candidate beyond
 // either gets the run's failure policy: told NaN (ranked worst) with
 // es.OnErrorWorst, or the run stops (es.ReasonObjectiveError, or
-// ReasonLeasesLost) with es.OnErrorStop, and the stop says which candidate
+// es.ReasonLeasesLost) with es.OnErrorStop, and the stop says which candidate
 // and why. A value told by anyone, leased or not, completes its candidate.
 //
 // # Commands
@@ -261,7 +261,9 @@ func (ss *Session) start(s es.Strategy) error {
 		}
 	}
 	if ss.File.Stop != "" {
-		run.Stop(ss.File.Stop, nil)
+		if err := run.Stop(ss.File.Stop, nil); err != nil {
+			return fmt.Errorf("stop %q: not a stop reason hees writes", ss.File.Stop)
+		}
 	}
 	return ss.prepare()
 }
@@ -438,7 +440,7 @@ func checkPast(past []Past, gen int, injecting bool, abandoned int, stop es.Reas
 			}
 		}
 	}
-	if abandoned < 0 || (abandoned > 0 && stop != es.ReasonObjectiveError && stop != ReasonLeasesLost) {
+	if abandoned < 0 || (abandoned > 0 && stop != es.ReasonObjectiveError && stop != es.ReasonLeasesLost) {
 		return fmt.Errorf("abandoned %d without a stop by a failed evaluation", abandoned)
 	}
 	return nil
@@ -475,7 +477,9 @@ func (ss *Session) fold(now time.Time) error {
 		// batch count for the evaluations but not for the best point
 		// (docs/ALGORITHMS.md Section 15), and are kept as a past batch so
 		// that a repeated tell is recognised.
-		ss.run.Stop(b.stop, evaluated)
+		if err := ss.run.Stop(b.stop, evaluated); err != nil {
+			return err
+		}
 		ss.File.Abandoned = len(b.told)
 		ss.File.Stop, ss.File.StopDetail = b.stop, ss.ID(b.stopRow).String()+" "+b.stopDetail
 		ss.File.Attempts = b.attempts
