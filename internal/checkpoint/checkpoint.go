@@ -61,6 +61,13 @@ type Settings struct {
 	// or "worst", and the tries again of a failed point.
 	OnError es.OnError `json:"on_error,omitempty"`
 	Retries int        `json:"retries,omitempty"`
+	// Space is the search space of hees run -space in the file format of
+	// package space (its canonical MarshalJSON), and Format the protocol
+	// of the program: "" for numbers, "json" for one object of named
+	// values per line. Absent (older checkpoints, runs without them):
+	// none and numbers.
+	Space  json.RawMessage `json:"space,omitempty"`
+	Format string          `json:"format,omitempty"`
 	// Dir is the absolute working directory of the run that created the
 	// checkpoint: the program of Command runs in it and a relative Trace or
 	// Log is resolved against it, wherever hees resume is started, so that a
