@@ -4,11 +4,14 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/hees-dev/hees/internal/golden"
 	"github.com/hees-dev/hees/linalg"
+	"github.com/hees-dev/hees/objectives"
 )
 
 // mgConfig is a mixed box of d = 5: a binary, an integer in [-3, 4] with
@@ -375,4 +378,52 @@ func ExampleConfig_steps() {
 	}
 	fmt.Println(res.Reason, res.X[0], res.X[1])
 	// Output: target reached 24 2
+}
+
+// TestGoldenMargin compares 100 generations of hees2 and cmaes with
+// discrete coordinates (bbob-mixint f10, instance 1, d = 5, with the
+// problem's domains as the box and step 1 on its integer coordinates) with
+// testdata/<name>-margin.golden: the margin's normal distribution function
+// and quantile, its factors and the rounded candidates, bit for bit on
+// every platform.
+func TestGoldenMargin(t *testing.T) {
+	p, err := objectives.NewBBOBMixint(10, 1, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &Bounds{}
+	var steps []float64
+	for _, d := range objectives.DomainsOf(p) {
+		b.Lower, b.Upper = append(b.Lower, d.Lo), append(b.Upper, d.Hi)
+		steps = append(steps, boolFloat(d.Integer))
+	}
+	for _, name := range []string{HEES2, CMAES} {
+		t.Run(name, func(t *testing.T) {
+			s, err := New(name, Config{Dim: 5, Seed: 1, Bounds: b, Steps: steps})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out strings.Builder
+			fmt.Fprintf(&out, "# %s, seed 1, %s in d = 5 with steps %v: generation evals sigma best f(rows) mean, margin factors, best point; floats in hex\n",
+				name, p.Name(), steps)
+			var pop linalg.Dense
+			for range goldenGenerations {
+				if reason := s.Stop(); reason != "" {
+					fmt.Fprintf(&out, "stop %q\n", reason)
+					break
+				}
+				values := askTellGeneration(t, s, p.Eval, &pop)
+				x, _ := s.Best()
+				var a []float64
+				switch v := s.(type) {
+				case *hees2:
+					a = v.disc.a
+				case *cmaes:
+					a = v.disc.a
+				}
+				fmt.Fprintf(&out, "%s a=%s x=%s\n", stateLine(s, values), hexFloats(a), hexFloats(x))
+			}
+			golden.Check(t, filepath.Join("testdata", name+"-margin.golden"), []byte(out.String()), *update)
+		})
+	}
 }
