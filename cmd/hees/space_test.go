@@ -303,3 +303,20 @@ func TestSpaceCheckpoint(t *testing.T) {
 		t.Error("the refused checkpoint was removed")
 	}
 }
+
+// TestSpaceOfReals: a space of plain reals runs exactly as the same box
+// given by -lower and -upper; only the names (the log's columns, params)
+// are new.
+func TestSpaceOfReals(t *testing.T) {
+	sp := writeSpace(t, `{"params":[{"name":"a","type":"real","low":-1,"high":2},{"name":"b","type":"real","low":0,"high":5},{"name":"c","type":"real","low":-3,"high":3}]}`)
+	for _, algo := range []string{"hees2", "cmaes", "es11"} {
+		common := []string{"-f", "rosenbrock", "-algo", algo, "-max-evals", "1500", "-seed", "7"}
+		withSpace, _ := runJSON(t, append(common, "-space", sp)...)
+		withBox, _ := runJSON(t, append(common, "-d", "3", "-lower", "-1,0,-3", "-upper", "2,5,3")...)
+		for _, k := range []string{"f_best", "x_best", "evals", "generations", "stop_reason"} {
+			if fmt.Sprint(withSpace[k]) != fmt.Sprint(withBox[k]) {
+				t.Errorf("%s: %s %v with the space, %v with the box", algo, k, withSpace[k], withBox[k])
+			}
+		}
+	}
+}
