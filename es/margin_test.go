@@ -427,3 +427,23 @@ func TestGoldenMargin(t *testing.T) {
 		})
 	}
 }
+
+// TestDiscreteConfigCopied: New, NewIPOP and NewBIPOP keep copies of Steps,
+// and es.Box reports them through the wrappers.
+func TestDiscreteConfigCopied(t *testing.T) {
+	for _, r := range RestartSchemes() {
+		cfg := mgConfig(2)
+		s, err := NewRestarting(HEES2, r, cfg, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Steps[0], cfg.Bounds.Upper[1] = 7, 99
+		b, steps := Box(s)
+		if !slices.Equal(steps, []float64{1, 1, 0.25, 0, 0}) || b.Upper[1] != 4 {
+			t.Errorf("%s: Box %v %v after the caller changed its Config", s.Name(), b, steps)
+		}
+	}
+	if b, steps := Box(new(IPOP)); b != nil || steps != nil {
+		t.Error("Box of a zero IPOP")
+	}
+}

@@ -246,19 +246,20 @@ def compare(base, paths):
     dims = sorted({d for a in algs.values() for (_, d) in a})
     funcs = sorted({f for a in algs.values() for (f, _) in a})
     for d in dims:
-        print("\nd = %d: ERT to 1e-8 (runs solved of 15)\n" % d)
+        print("\nd = %d: ERT to 1e-8, in parentheses the runs that reached it\n" % d)
         print("| f | " + " | ".join(names) + " |")
         print("| ---: |" + " ---: |" * len(names))
         for f in funcs:
             cells = []
             for n in names:
                 e, s, r = algs[n].get((f, d), (math.inf, 0, 0))
-                cells.append("—" if s == 0 else "%.4g (%d)" % (e, s))
+                cells.append("— (0/%d)" % r if s == 0 else "%.4g (%d/%d)" % (e, s, r))
             print("| %d | %s |" % (f, " | ".join(cells)))
-        print("\n| algorithm | runs solved | geometric mean of ERT / ERT(%s) | functions both solved | ratio < 1 on |" % base)
+        print("\n| algorithm | runs that reached 1e-8 | geometric mean of ERT / ERT(%s) | functions both solved | ratio < 1 on |" % base)
         print("| --- | ---: | ---: | ---: | ---: |")
         for n in names:
             solved = sum(v[1] for (f, dd), v in algs[n].items() if dd == d)
+            runs = sum(v[2] for (f, dd), v in algs[n].items() if dd == d)
             logs, wins = [], 0
             for f in funcs:
                 e, s, _ = algs[n].get((f, d), (math.inf, 0, 0))
@@ -267,7 +268,7 @@ def compare(base, paths):
                     logs.append(math.log(e / eb))
                     wins += e < eb
             gm = math.exp(sum(logs) / len(logs)) if logs else math.nan
-            print("| %s | %d | %.3f | %d | %d |" % (n, solved, gm, len(logs), wins))
+            print("| %s | %d of %d | %.3f | %d | %d |" % (n, solved, runs, gm, len(logs), wins))
 
 
 def main():
