@@ -21,7 +21,8 @@ The runs:
                2 and the initial covariance diag(s_i^2) with s_i = w_i/g,
                w_i the width of coordinate i's domain and g the geometric
                mean of the widths: the initial distribution of hees bench
-               (es.Config with these Bounds: default Stds)
+               (es.Config with these Bounds: default Stds); -cov identity
+               gives CMAwM its own default, the identity
     CMAwM      its defaults otherwise: population 4 + floor(3 ln D),
                margin 1/(D lambda), n_max_resampling 100, seed = the run's
                seed, then seed + 1000 r for restart r
@@ -127,7 +128,7 @@ def run(args, function, d, instance):
     bounds = np.stack([lo, hi], axis=1)
     widths = hi - lo
     g = math.exp(np.mean(np.log(widths)))
-    cov = np.diag((widths / g) ** 2)
+    cov = np.diag((widths / g) ** 2) if args.cov == "box" else None
     budget = int(args.budget * d)
     prob = Problem(args.hees, "bbob-mixint/f%d/i%d" % (function, instance), d)
     draw = np.random.default_rng(seed)
@@ -164,7 +165,7 @@ def run(args, function, d, instance):
             popsize = 2 * opt.population_size
     cpu = time.process_time() - t0 + prob.child_cpu()
     prob.close()
-    return [ALGORITHM, function, d, instance, seed, n, restarts] + hits + [repr(best), "%.2f" % cpu, stop]
+    return [args.name, function, d, instance, seed, n, restarts] + hits + [repr(best), "%.2f" % cpu, stop]
 
 
 def int_list(s):
@@ -280,6 +281,9 @@ def main():
     p.add_argument("-functions", default="1-24")
     p.add_argument("-instances", default="1-15")
     p.add_argument("-budget", type=float, default=1e4, help="evaluations per run, times D")
+    p.add_argument("-cov", default="box", choices=["box", "identity"],
+                   help="the initial covariance: box, diag((w/g)^2) as hees bench's; identity, CMAwM's default")
+    p.add_argument("-name", default=ALGORITHM, help="the algorithm column of the rows")
     p.add_argument("-out", default="cmawm-mixint.csv", help="the CSV of runs, appended to")
     p.add_argument("-summary", metavar="RUNS", help="print summary.csv rows of the runs in RUNS")
     p.add_argument("-compare", metavar="BASE", help="compare the summary files given as arguments with BASE")
