@@ -36,7 +36,8 @@ The runs:
 
 Output columns: algorithm,function,dim,instance,seed,evals,restarts,
 hit_1e1,...,hit_1e-8 (-1: never), best_delta, cpu_s, stop. Runs already in
-the output file are skipped, so an interrupted grid continues.
+the output file are skipped, so an interrupted grid continues; lines that
+start with '#' are comments.
 
 Needs python3, numpy, and cmaes 0.13.1 on PYTHONPATH (the script refuses
 another version): `pip install cmaes==0.13.1`, or the directory cmaes of
@@ -181,6 +182,11 @@ def header():
             + ["hit_1e%d" % k for k in LEVELS] + ["best_delta", "cpu_s", "stop"])
 
 
+def rows(fh):
+    """The CSV rows of fh, without the comment lines that start with '#'."""
+    return csv.DictReader(line for line in fh if not line.startswith("#"))
+
+
 def grid(args):
     import cmaes
     if cmaes.__version__ != CMAES_VERSION:
@@ -188,7 +194,7 @@ def grid(args):
     done = set()
     if os.path.exists(args.out):
         with open(args.out) as fh:
-            for row in csv.DictReader(fh):
+            for row in rows(fh):
                 done.add((int(row["function"]), int(row["dim"]), int(row["instance"])))
     new = not os.path.exists(args.out) or os.path.getsize(args.out) == 0
     with open(args.out, "a", newline="") as fh:
@@ -208,7 +214,7 @@ def summary(path):
     """summary.csv rows (hees bench's format) from a file of runs."""
     runs = {}
     with open(path) as fh:
-        for row in csv.DictReader(fh):
+        for row in rows(fh):
             runs.setdefault((int(row["function"]), int(row["dim"])), []).append(row)
     w = csv.writer(sys.stdout, lineterminator="\n")
     w.writerow(["algorithm", "function", "dim", "runs", "successes"] + ["ert_1e%d" % k for k in LEVELS])
