@@ -61,6 +61,27 @@ type Config struct {
 	// (docs/ALGORITHMS.md Section 14.4, where it was measured). New copies
 	// them.
 	Stds []float64
+	// Steps, when not nil, makes coordinates discrete (docs/ALGORITHMS.md
+	// Section 19), as the steps of CyberAgent's CMAwM do: Steps[i] = s > 0
+	// says that coordinate i takes only the values L + k s, k = 0, 1, …, of
+	// its box [L, U] of Bounds (both sides finite, U - L a whole number of
+	// steps, at least two values); 0 leaves it continuous. Every point
+	// handed out carries, on a discrete coordinate, the value nearest the
+	// box map's image of its search point (a point halfway goes to the
+	// lower value), while the strategy's own state stays continuous, and
+	// the margin keeps the probability that a candidate leaves the mean's
+	// value at least Margin. Only for hees2 and cmaes (Info.Margin). Steps
+	// of zeros only are the same as nil. New copies them.
+	Steps []float64
+	// Margin is the margin alpha of CMA-ES with Margin for the discrete
+	// coordinates of Steps, below 1/2: after each update the marginal
+	// probability that a candidate lands outside the mean's value is kept
+	// at least alpha/2 on each side. 0 means 1/(lambda d) for cmaes
+	// (CMAwM's default, lambda = Lambda) and 1/(8 lambda~ d) for hees2
+	// (lambda~ = Pairs; docs/ALGORITHMS.md Section 19 measured it); a
+	// negative value switches the margin off, so that the candidates are
+	// only rounded. Requires Steps.
+	Margin float64
 	// Pairs is the number of mirrored pairs lambda~ of the full HE-ES; 0
 	// means floor(2 + 1.5 ln d) (docs/ALGORITHMS.md Section 4), for hees2
 	// at most d. IPOP doubles it.
@@ -202,6 +223,9 @@ func resolve(name string, cfg Config) (Config, error) {
 			cfg.Sigma0, step, sigmaMax)
 	}
 	if cfg, err = resolvePopulation(row, cfg); err != nil {
+		return cfg, err
+	}
+	if cfg, err = resolveSteps(row, cfg); err != nil {
 		return cfg, err
 	}
 	if err := checkMemory(row, cfg); err != nil {

@@ -51,6 +51,9 @@
 // Section 15), and its evaluations are canceled when the run stops.
 // Config.Bounds confines every point handed out to a box, and
 // Config.Stds scales the coordinates (docs/ALGORITHMS.md Section 14);
+// Config.Steps makes coordinates discrete, integers or the indices of
+// choices, which hees2 and cmaes keep exploring with the margin of CMA-ES
+// with Margin (Section 19);
 // Run.Inject and Options.Inject evaluate known points (Section 16). NewIPOP wraps a strategy with IPOP restarts
 // (docs/ALGORITHMS.md Section 4.1), NewBIPOP cmaes, hees or hees2 with BIPOP restarts
 // (docs/ALGORITHMS.md Section 8); NewRestarting builds either, or the plain

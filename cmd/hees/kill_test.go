@@ -87,6 +87,7 @@ func TestKillRunResume(t *testing.T) {
 		t.Skip("no SIGKILL/SIGINT to send on Windows")
 	}
 	program := "env " + roleEnv + "=objective " + selfCommand(t)
+	spaceFile := writeSpace(t, testSpace)
 	for _, c := range []struct {
 		name    string
 		problem string
@@ -103,6 +104,12 @@ func TestKillRunResume(t *testing.T) {
 		// comments, and the rows equal the uninterrupted run's.
 		{"log every 3", "rosenbrock", []string{"-d", "4", "-seed", "2", "-target", "1e-10", "-max-evals", "6000"}, "3",
 			[]syscall.Signal{syscall.SIGKILL, syscall.SIGKILL, syscall.SIGINT, syscall.SIGKILL, syscall.SIGKILL}},
+		// A space (log scale, integers, choices) whose values go to the
+		// program as JSON objects and to the log's named columns; the
+		// space file is removed after the first interruption, so every
+		// resume takes the space from the checkpoint.
+		{"space json log every 2", "sphere", []string{"-space", spaceFile, "-format", "json", "-seed", "4", "-target", "none", "-max-evals", "1200"}, "2",
+			[]syscall.Signal{syscall.SIGKILL, syscall.SIGTERM, syscall.SIGKILL, syscall.SIGKILL, syscall.SIGKILL}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -138,6 +145,7 @@ func TestKillRunResume(t *testing.T) {
 				if err := cmd.Start(); err != nil {
 					t.Fatal(err)
 				}
+
 				if sig != syscall.SIGKILL {
 					// The first progress line shows that the signal
 					// handler is set.
@@ -151,6 +159,9 @@ func TestKillRunResume(t *testing.T) {
 				time.Sleep(delays[i])
 				cmd.Process.Signal(sig)
 				err := cmd.Wait()
+				if strings.Contains(c.name, "space") {
+					os.Remove(spaceFile) // the resumes take the space from the checkpoint
+				}
 				gen := savedGeneration(t, checkpoint)
 				switch {
 				case sig == syscall.SIGKILL:

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"os"
 
@@ -42,6 +43,9 @@ func runResume(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	defer cp.Close()
 	rs := cp.Settings()
+	if err := checkSpaceState(rs, st.Strategy); err != nil {
+		return report(stderr, name, fmt.Errorf("%s: %w", files[0], err))
+	}
 	if *workers > 0 {
 		rs.Workers = *workers
 	}

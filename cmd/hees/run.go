@@ -20,6 +20,7 @@ import (
 	"github.com/hees-dev/hees/internal/statusline"
 	"github.com/hees-dev/hees/internal/version"
 	"github.com/hees-dev/hees/objectives"
+	"github.com/hees-dev/hees/space"
 )
 
 // Defaults of hees run that depend on the problem.
@@ -63,6 +64,12 @@ type runFlags struct {
 	onError         string
 	retries         int
 	inject          string
+	// spaceFile is -space, format -format; x0Lazy holds -x0 as given,
+	// read once it is known whether it holds numbers or a space's values.
+	spaceFile string
+	format    string
+	x0Lazy    lazyPoint
+	space     *space.Space // the space of -space, read by runRun
 }
 
 // outputFlags choose what a run shows; hees resume takes them again.
@@ -89,21 +96,25 @@ func (of *outputFlags) check() error {
 
 // runReport is the -json output of hees run.
 type runReport struct {
-	Strategy    string      `json:"strategy"`
-	Problem     string      `json:"problem,omitempty"`
-	Command     string      `json:"command,omitempty"`
-	Dim         int         `json:"dim"`
-	Seed        uint64      `json:"seed"`
-	MaxEvals    int         `json:"max_evals"`
-	Target      *jsonFloat  `json:"target"`
-	Evals       int         `json:"evals"`
-	Generations int         `json:"generations"`
-	Restarts    int         `json:"restarts"`
-	FBest       jsonFloat   `json:"f_best"`
-	XBest       []jsonFloat `json:"x_best"`
-	StopReason  es.Reason   `json:"stop_reason"`
-	Error       string      `json:"error,omitempty"`
-	Version     string      `json:"version"`
+	Strategy    string     `json:"strategy"`
+	Problem     string     `json:"problem,omitempty"`
+	Command     string     `json:"command,omitempty"`
+	Dim         int        `json:"dim"`
+	Seed        uint64     `json:"seed"`
+	MaxEvals    int        `json:"max_evals"`
+	Target      *jsonFloat `json:"target"`
+	Evals       int        `json:"evals"`
+	Generations int        `json:"generations"`
+	Restarts    int        `json:"restarts"`
+	FBest       jsonFloat  `json:"f_best"`
+	// XBest is the best point: numbers ([]jsonFloat), or with -space the
+	// user's values ([]space.Value), which Params repeats as an object of
+	// names.
+	XBest      any             `json:"x_best"`
+	Params     json.RawMessage `json:"params,omitempty"`
+	StopReason es.Reason       `json:"stop_reason"`
+	Error      string          `json:"error,omitempty"`
+	Version    string          `json:"version"`
 }
 
 // jsonFloat is a float64 written as a JSON number by encoding/json (which
@@ -143,8 +154,12 @@ func runRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.IntVar(&rf.checkpointEvery, "checkpoint-every", defaultCheckpointEvery, "with -checkpoint, write FILE every `N` generations")
 	fs.StringVar(&rf.onError, "on-error", "stop", "what a failed evaluation does: `POLICY` stop (end the run) or nan (rank the point worst and go on)")
 	fs.IntVar(&rf.retries, "retries", 0, "evaluate a failed point again up to `N` times (with -cmd, in a restarted program) before -on-error applies")
-	fs.StringVar(&rf.inject, "inject", "", "evaluate the known points in `FILE` (one per line, d numbers separated by spaces or commas) before the first generation")
+	fs.StringVar(&rf.inject, "inject", "", "evaluate the known points in `FILE` (one per line, d numbers separated by spaces or commas; with -space the parameters' values, or one JSON object of names per line) before the first generation")
+	fs.StringVar(&rf.spaceFile, "space", "", "search the named parameters of the space `FILE` (JSON: reals, log-scale reals, integers, choices); -d is its length, the program, the log and the summary see the parameters' values")
+	fs.StringVar(&rf.format, "format", "text", "with -cmd, how a point is written to the program: `FORMAT` text (numbers or values separated by spaces) or json (one JSON object of names per line)")
 	rf.outputFlags.register(fs)
+	rf.x0Lazy.into = &rf.strategyFlags.x0
+	fs.Lookup("x0").Value = &rf.x0Lazy
 	if status, done := parseFlags(fs, args, withProblems(runHelp), stdout, stderr); done {
 		return status
 	}
@@ -152,6 +167,14 @@ func runRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	rf.sigma0Given = set["sigma0"]
 	if err := rf.check(set); err != nil {
 		return report(stderr, name, err)
+	}
+	sp, err := rf.loadSpace(set)
+	if err != nil {
+		return report(stderr, name, err)
+	}
+	rf.space = sp
+	if sp != nil {
+		rf.dim = sp.Len()
 	}
 
 	ctx, stop := runContext()
@@ -161,6 +184,11 @@ func runRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 // check validates the flags that do not need the problem.
 func (rf *runFlags) check(set map[string]bool) error {
+	if rf.spaceFile == "" {
+		if err := rf.x0Lazy.numbersErr("run"); err != nil {
+			return err
+		}
+	}
 	switch {
 	case rf.command != "" && set["f"]:
 		return usagef("give -f or -cmd, not both")
@@ -182,8 +210,8 @@ func (rf *runFlags) check(set map[string]bool) error {
 	if _, err := es.ParseOnError(rf.onError); err != nil {
 		return usagef("-%v", err)
 	}
-	if rf.command != "" && !set["d"] {
-		// The program's dimension: -d, or what -x0, -lower, -upper or
+	if rf.command != "" && !set["d"] && rf.spaceFile == "" {
+		// The program's dimension: -d, the space's length, or what -x0, -lower, -upper or
 		// -stds imply.
 		d, err := rf.impliedDim()
 		if err != nil {
@@ -198,6 +226,9 @@ func (rf *runFlags) check(set map[string]bool) error {
 		return err
 	}
 	if err := rf.checkOutputs(); err != nil {
+		return err
+	}
+	if err := rf.checkSpaceFlags(set); err != nil {
 		return err
 	}
 	return checkDim(rf.dim)
@@ -219,10 +250,19 @@ func (rf *runFlags) run(ctx context.Context, stdout, stderr io.Writer) int {
 		lo, hi := p.Bounds()
 		box = max(-lo, hi) // the smallest box [-B, B]^d around the problem's
 	}
-	rf.warmStart(rf.inject, rf.dim)
+	if rf.space != nil {
+		rf.strategyFlags.x0 = nil // the space's values, read by spaceConfig
+	} else {
+		rf.warmStart(rf.inject, rf.dim)
+	}
 	cfg, err := rf.config(rf.dim, box)
 	if err != nil {
 		return report(stderr, name, err)
+	}
+	if rf.space != nil {
+		if cfg, err = spaceConfig(cfg, rf.algo, rf.space, &rf.x0Lazy, rf.sigma0Given); err != nil {
+			return report(stderr, name, err)
+		}
 	}
 	s, err := rf.strategy(cfg)
 	if err != nil {
@@ -237,7 +277,13 @@ func (rf *runFlags) run(ctx context.Context, stdout, stderr io.Writer) int {
 		}
 	}
 	settings := rf.settings(problem)
-	inject, err := readInject(rf.inject, s, settings.MaxEvals)
+	readKnown := readInject
+	if rf.space != nil {
+		readKnown = func(path string, s es.Strategy, maxEvals int) ([][]float64, error) {
+			return readSpaceInject(path, rf.space, s, maxEvals)
+		}
+	}
+	inject, err := readKnown(rf.inject, s, settings.MaxEvals)
 	if err != nil {
 		return report(stderr, name, err)
 	}
@@ -349,6 +395,12 @@ func (rf *runFlags) settings(problem objectives.Problem) checkpoint.Settings {
 		Log:         rf.log,
 	}
 	rs.OnError, _ = es.ParseOnError(rf.onError) // checked by check
+	if rf.space != nil {
+		rs.Space, _ = rf.space.MarshalJSON() // a Space always marshals
+	}
+	if rf.format == runner.FormatJSON {
+		rs.Format = runner.FormatJSON
+	}
 	if problem != nil {
 		rs.Problem = rf.problem
 	}
@@ -409,7 +461,7 @@ func printResult(name string, rs *checkpoint.Settings, problem objectives.Proble
 	}
 	cp.PrintResumeHint(stderr, name)
 	if !out.json {
-		printSummary(stdout, &rep, res)
+		printSummary(stdout, rs, &rep, res)
 		return status
 	}
 	data, err := json.Marshal(rep)
@@ -443,6 +495,9 @@ func newRunReport(rs *checkpoint.Settings, problem objectives.Problem, s es.Stra
 		rep.Target = &t
 	}
 	rep.XBest = jsonFloats(res.X)
+	if values, params := bestParams(rs, res.X); values != nil {
+		rep.XBest, rep.Params = values, params
+	}
 	return rep
 }
 
@@ -464,8 +519,8 @@ func formatBest(x []float64) string {
 	return points.Format(x)
 }
 
-// printSummary writes the human summary of a run.
-func printSummary(w io.Writer, rep *runReport, res es.Result) {
+// printSummary writes the human summary of a run with the settings rs.
+func printSummary(w io.Writer, rs *checkpoint.Settings, rep *runReport, res es.Result) {
 	problem := rep.Problem
 	if rep.Command != "" {
 		problem = "command " + rep.Command
@@ -478,7 +533,7 @@ func printSummary(w io.Writer, rep *runReport, res es.Result) {
 	fmt.Fprintf(w, "problem      %s, d = %d\n", problem, rep.Dim)
 	fmt.Fprintf(w, "evaluations  %s\n", evals)
 	fmt.Fprintf(w, "best value   %s\n", formatValue(res.F))
-	fmt.Fprintf(w, "best x       %s\n", formatBest(res.X))
+	fmt.Fprintf(w, "best x       %s\n", formatBestValues(rs, res.X))
 	fmt.Fprintf(w, "stop reason  %s\n", rep.StopReason)
 	fmt.Fprintf(w, "time         %v\n", res.Elapsed.Round(time.Millisecond))
 }

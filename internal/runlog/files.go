@@ -28,6 +28,8 @@ type FilesConfig struct {
 	TracePath string
 	// Meta are the comment lines that start both files.
 	Meta []Field
+	// Columns are the log's point columns (the zero value: x1 ... xd).
+	Columns Columns
 	// SyncEvery is the checkpoints' interval in generations (0: no
 	// checkpoint): the log is flushed to the disk before each checkpoint
 	// (one is also written after the batch of known points), so that even
@@ -68,13 +70,11 @@ type Files struct {
 func OpenFiles(cfg FilesConfig) (*Files, error) {
 	f := &Files{rows: cfg.Trace, syncEvery: cfg.SyncEvery}
 	if cfg.LogPath != "" {
-		open := OpenLog
+		resumed := -1
 		if cfg.Resumed {
-			open = func(path string, d int, meta []Field) (*Log, error) {
-				return ResumeLog(path, d, meta, cfg.ResumedEvals)
-			}
+			resumed = cfg.ResumedEvals
 		}
-		log, err := open(cfg.LogPath, cfg.Dim, cfg.Meta)
+		log, err := openLog(cfg.LogPath, cfg.Dim, cfg.Meta, resumed, cfg.Columns)
 		if err != nil {
 			return nil, &OpenLogError{err}
 		}

@@ -71,6 +71,13 @@ type Spec struct {
 	// counted an expiry as a failed attempt and have no such field, get
 	// internal/session's DefaultLostLeases when they are read.
 	LostLeases int `json:"lost_leases,omitempty"`
+	// Space is the search space of hees run -space in the file format of
+	// package space (its canonical MarshalJSON), and Format the protocol
+	// of the program: "" for numbers, "json" for one object of named
+	// values per line. Absent (older files, runs without them): none and
+	// numbers.
+	Space  json.RawMessage `json:"space,omitempty"`
+	Format string          `json:"format,omitempty"`
 	// Dir is the absolute working directory of a hees run: the program of
 	// Command runs in it and a relative Trace or Log is resolved against
 	// it. "" (older checkpoints): the current directory.
@@ -121,6 +128,8 @@ func (s *Spec) Check() error {
 		return fmt.Errorf("retries %d: want 0 to %d", s.Retries, es.MaxRetries)
 	case s.LostLeases < 0 || s.LostLeases > MaxLostLeases:
 		return fmt.Errorf("lost_leases %d: want 0 to %d", s.LostLeases, MaxLostLeases)
+	case s.Format != "" && s.Format != "json":
+		return fmt.Errorf("format %q: want \"\" or \"json\"", s.Format)
 	case s.Dir != "" && !filepath.IsAbs(s.Dir):
 		return fmt.Errorf("dir %q is not an absolute path", s.Dir)
 	}
