@@ -264,7 +264,7 @@ type Progress struct {
 // Result is the outcome of Minimize.
 type Result struct {
 	// X is the best point found (nil when no value below +Inf was found)
-	// and F its value (+Inf then).
+	// and F its value (+Inf then): the best single evaluation.
 	X []float64
 	F float64
 	// Evals counts objective evaluations: those told to the strategy over
@@ -281,6 +281,12 @@ type Result struct {
 	// Restarts is the number of restarts of a restarting strategy (IPOP),
 	// 0 otherwise.
 	Restarts int
+	// Recommendation is the point the strategy recommends apart from X,
+	// with its estimated value: a NoiseHandler's mean (Recommender). On a
+	// noisy objective X and F are the luckiest single evaluation, the
+	// Recommendation is the point to use. Its X is nil for the strategies
+	// without one.
+	Recommendation Recommendation
 	// Failures is the number of points of this call whose evaluation
 	// failed (after Options.Retries) and that were told as NaN under
 	// OnErrorWorst; they are counted in Evals.

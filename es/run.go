@@ -237,7 +237,7 @@ func (r *Run) Result() Result {
 	if x != nil {
 		x = append([]float64(nil), x...)
 	}
-	return Result{
+	res := Result{
 		X:           x,
 		F:           f,
 		Evals:       r.s.Evals() + r.abandoned,
@@ -245,6 +245,10 @@ func (r *Run) Result() Result {
 		Reason:      r.reason,
 		Restarts:    r.Restarts(),
 	}
+	if rec, ok := r.s.(Recommender); ok {
+		res.Recommendation = rec.Recommend()
+	}
+	return res
 }
 
 // restarter is implemented by strategies that restart (IPOP).
