@@ -106,8 +106,9 @@ type Options struct {
 	// few evaluations of the budget may stay unused.
 	MaxEvals int
 	// Target, when not nil, stops the run with ReasonTarget after the
-	// first generation that evaluated a value <= *Target. Nil means no
-	// target.
+	// first generation that evaluated a value <= *Target (for a
+	// Recommender, whose recommendation's estimated value is <= *Target;
+	// Limits.Target). Nil means no target.
 	Target *float64
 	// MaxTime limits the wall-clock time of the call. 0 means no limit.
 	// When it passes, no evaluation starts, the context of the evaluations
@@ -342,8 +343,9 @@ func (e *ObjectiveError) Unwrap() error {
 // Each generation, Minimize asks s for its candidates, evaluates them with
 // opt.Workers goroutines and tells s the values in row order, so the run is
 // bit-identical for any number of workers. It stops, checking in this order,
-// when a value is -Inf (ReasonMinusInf), a value reaches opt.Target
-// (ReasonTarget), the strategy's Stop fires (its reason), the next
+// when a value is -Inf (ReasonMinusInf), a value (for a Recommender, its
+// recommendation's estimate) reaches opt.Target (ReasonTarget), the
+// strategy's Stop fires (its reason), the next
 // generation would exceed opt.MaxEvals (ReasonMaxEvals), or ctx is canceled
 // (ReasonCanceled) or opt.MaxTime passes (ReasonTimeLimit); a Run applies
 // these rules, which a caller who evaluates the candidates elsewhere can use

@@ -45,9 +45,9 @@ type NoiseConfig struct {
 	MaxEvals int
 }
 
-// maxNoiseEvals bounds NoiseConfig.MaxEvals: a generation asks at most
+// MaxNoiseEvals bounds NoiseConfig.MaxEvals: a generation asks at most
 // that many copies of each point.
-const maxNoiseEvals = 1000
+const MaxNoiseEvals = 1000
 
 // Recommendation is the point a run recommends when its objective is
 // noisy, apart from its best single evaluation, which noise makes the
@@ -81,13 +81,12 @@ type Recommender interface {
 // at the top of es/noise.go, the reasons and measurements in
 // docs/ALGORITHMS.md Section 19.
 //
-// Name, Dim, Mean, Sigma, Best, Generation, Stop and Transform are the
+// Name, Dim, Mean, Sigma, Generation, Stop and Transform are the
 // strategy's: the handling is a property of the run, not another strategy,
 // so that a checkpoint of hees run names the strategy it runs. Evals counts
 // every evaluation, re-evaluations included, so that a budget and the keys
-// of a KeyedProblem count them too. Best is the strategy's best told value,
-// a median; Run and Minimize report the best single value apart from the
-// recommendation.
+// of a KeyedProblem count them too. Best is the best single value, as Run
+// and Minimize report it, apart from the recommendation.
 //
 // Build a NoiseHandler with NewNoiseHandler; the zero value is only a
 // destination for UnmarshalBinary.
@@ -117,6 +116,12 @@ type NoiseHandler struct {
 	scratch []float64
 
 	rec Recommendation
+
+	// The best single value told, as Run keeps it (the first of equal
+	// values), and its point in the objective's space.
+	bestX   []float64
+	bestF   float64
+	hasBest bool
 }
 
 // noiseStateName names the NoiseHandler's state in its header,
@@ -143,8 +148,8 @@ func NewNoiseHandler(s Strategy, cfg NoiseConfig) (*NoiseHandler, error) {
 	if !noiseCapable(innermost(s)) {
 		return nil, fmt.Errorf("es: NewNoiseHandler: %s has no noise handling (only hees, hees2 and cmaes, alone or with restarts)", s.Name())
 	}
-	if cfg.MaxEvals < 0 || cfg.MaxEvals > maxNoiseEvals {
-		return nil, fmt.Errorf("es: NewNoiseHandler: MaxEvals = %d: must be in [0, %d]", cfg.MaxEvals, maxNoiseEvals)
+	if cfg.MaxEvals < 0 || cfg.MaxEvals > MaxNoiseEvals {
+		return nil, fmt.Errorf("es: NewNoiseHandler: MaxEvals = %d: must be in [0, %d]", cfg.MaxEvals, MaxNoiseEvals)
 	}
 	if cfg.MaxEvals == 0 {
 		cfg.MaxEvals = 1
@@ -155,6 +160,8 @@ func NewNoiseHandler(s Strategy, cfg NoiseConfig) (*NoiseHandler, error) {
 	h := &NoiseHandler{inner: s, maxEvals: cfg.MaxEvals, dim: s.Dim(), evalsPer: 1, logNoise: math.NaN(),
 		logCurv: math.NaN(), rho: 1, evals: s.Evals()}
 	h.rec = Recommendation{X: s.Mean(nil), F: math.NaN()}
+	h.bestX, h.bestF = s.Best()
+	h.hasBest = h.bestX != nil
 	return h, nil
 }
 
@@ -168,6 +175,16 @@ func innermost(s Strategy) Strategy {
 		return innermost(w.ipop().inner)
 	}
 	return s
+}
+
+// NoiseCapable reports whether NewNoiseHandler takes the strategy of info
+// (hees, hees2 and cmaes; the elitist strategies keep a lucky parent).
+func NoiseCapable(info Info) bool {
+	switch info.Name {
+	case HEES, HEES2, CMAES:
+		return true
+	}
+	return false
 }
 
 // noiseCapable reports whether the handler can run s.
@@ -254,12 +271,39 @@ func (h *NoiseHandler) Sigma() float64 {
 	return h.inner.Sigma()
 }
 
-// Best is the strategy's best point and told value (a median).
+// Best returns a copy of the best single value told and its point (the
+// first of equal values), as Run keeps them: the luckiest draw under noise
+// (Recommend is the point to use). Nil and +Inf before a value below +Inf.
 func (h *NoiseHandler) Best() ([]float64, float64) {
-	if h.unset() {
+	if h.unset() || !h.hasBest {
 		return nil, math.Inf(1)
 	}
-	return h.inner.Best()
+	return slices.Clone(h.bestX), h.bestF
+}
+
+// fold takes the value f of the point x into the best single value.
+func (h *NoiseHandler) fold(x []float64, f float64) {
+	if worstValue(f) || (h.hasBest && !(f < h.bestF)) {
+		return
+	}
+	h.bestX = append(h.bestX[:0], x...)
+	h.bestF, h.hasBest = f, true
+}
+
+// checkPoint checks a known point against the strategy (Run.Inject).
+func (h *NoiseHandler) checkPoint(x []float64) error {
+	if h.unset() {
+		return errZeroNoise
+	}
+	return h.inner.(injector).checkPoint(x)
+}
+
+// inject counts the known point's evaluation, takes it into the best
+// single value, and gives it to the strategy.
+func (h *NoiseHandler) inject(x []float64, f float64) {
+	h.evals++
+	h.fold(x, f)
+	h.inner.(injector).inject(x, f)
 }
 
 // Evals is the number of evaluations, re-evaluations included.
@@ -462,6 +506,12 @@ func (h *NoiseHandler) Tell(f []float64) error {
 	if err := h.inner.Tell(h.told); err != nil {
 		return err
 	}
+	for b := range h.items + 1 {
+		x := h.point(b)
+		for _, v := range f[b*h.k : (b+1)*h.k] {
+			h.fold(x, v)
+		}
+	}
 	h.evals += len(f)
 	h.pending = false
 	h.respond(inner)
@@ -632,6 +682,9 @@ func (h *NoiseHandler) MarshalBinary() ([]byte, error) {
 	w.floats(h.rec.X)
 	w.float(h.rec.F)
 	w.int(h.rec.Evals)
+	w.bool(h.hasBest)
+	w.floats(h.bestX)
+	w.float(h.bestF)
 	w.string(string(inner))
 	return w.finish(), nil
 }
@@ -660,6 +713,9 @@ func (h *NoiseHandler) UnmarshalBinary(data []byte) error {
 	v.rec.X = r.floats(nil)
 	v.rec.F = r.float()
 	v.rec.Evals = r.int()
+	v.hasBest = r.bool()
+	v.bestX = r.floats(nil)
+	v.bestF = r.float()
 	inner := []byte(r.string())
 	if err := r.done(); err != nil {
 		return err
@@ -675,7 +731,7 @@ func (h *NoiseHandler) UnmarshalBinary(data []byte) error {
 	switch {
 	case !noiseCapable(innermost(s)):
 		return corrupt("inner strategy %s has no noise handling", s.Name())
-	case v.maxEvals < 1 || v.maxEvals > maxNoiseEvals:
+	case v.maxEvals < 1 || v.maxEvals > MaxNoiseEvals:
 		return corrupt("MaxEvals = %d", v.maxEvals)
 	case !(v.evalsPer >= 1 && v.evalsPer <= float64(v.maxEvals)):
 		return corrupt("%v evaluations per point", v.evalsPer)
@@ -687,6 +743,13 @@ func (h *NoiseHandler) UnmarshalBinary(data []byte) error {
 		return corrupt("%d evaluations, the strategy has %d", v.evals, s.Evals())
 	case len(v.rec.X) != v.dim || v.rec.Evals < 0:
 		return corrupt("recommendation of length %d from %d evaluations", len(v.rec.X), v.rec.Evals)
+	case v.hasBest && (len(v.bestX) != v.dim || worstValue(v.bestF)):
+		return corrupt("best point of length %d with the value %v", len(v.bestX), v.bestF)
+	case !v.hasBest && (len(v.bestX) != 0 || v.bestF != math.Inf(1)):
+		return corrupt("best value %v without a best point", v.bestF)
+	}
+	if !v.hasBest {
+		v.bestX = nil
 	}
 	if v.pending {
 		// The strategy restored its pending generation: ask it again.

@@ -70,7 +70,7 @@ func TestNoiseHandlerRefuses(t *testing.T) {
 	}{
 		{nil, NoiseConfig{}, "nil Strategy"},
 		{s, NoiseConfig{MaxEvals: -1}, "MaxEvals = -1"},
-		{s, NoiseConfig{MaxEvals: maxNoiseEvals + 1}, "MaxEvals = 1001"},
+		{s, NoiseConfig{MaxEvals: MaxNoiseEvals + 1}, "MaxEvals = 1001"},
 		{new(IPOP), NoiseConfig{}, "not set up"},
 	} {
 		if _, err := NewNoiseHandler(tc.s, tc.cfg); err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -339,6 +339,9 @@ func TestNoiseHandlerCorrupt(t *testing.T) {
 	w.floats([]float64{0, 0})
 	w.float(math.NaN())
 	w.int(0)
+	w.bool(false)
+	w.floats(nil)
+	w.float(math.Inf(1))
 	es11, _ := mustNew(t, ES11, Config{Dim: 2, Seed: 1}).MarshalBinary()
 	w.string(string(es11))
 	if err := v.UnmarshalBinary(w.finish()); !errors.Is(err, ErrCorruptState) || !strings.Contains(err.Error(), "no noise handling") {
@@ -380,5 +383,28 @@ func TestNoiseHandlerHelps(t *testing.T) {
 	}
 	if stalled == 0 {
 		t.Error("hees2 without handling reached 1e-6 in every run: the test no longer shows the handling")
+	}
+}
+
+// TestNoiseHandlerInject checks known points with a handler: the batch
+// counts as evaluations, a better one becomes the best single value, and
+// a target is tested on the recommendation, not on a single lucky value.
+func TestNoiseHandlerInject(t *testing.T) {
+	prob := newNoisy(t, "sphere:noise=add", 3)
+	h := newHandled(t, CMAES, Config{Dim: 3, Seed: 1}, false, NoiseConfig{})
+	target := -0.25
+	res, err := Minimize(context.Background(), prob, h, Options{MaxEvals: 500, Target: &target,
+		Inject: [][]float64{{0, 0, 0}, {1, 1, 1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Evals != h.Evals() || res.Evals < 400 {
+		t.Errorf("%d evaluations (handler %d)", res.Evals, h.Evals())
+	}
+	if res.F > prob.EvalKeyed([]float64{0, 0, 0}, 0) || !(res.F < target) {
+		t.Errorf("best single value %v: not the injected point's or below the target %v", res.F, target)
+	}
+	if res.Reason == ReasonTarget && !(res.Recommendation.F <= target) {
+		t.Errorf("stopped at the target with the recommendation at %v", res.Recommendation.F)
 	}
 }

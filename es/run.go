@@ -15,7 +15,11 @@ type Limits struct {
 	// is not asked: the run stops with ReasonMaxEvals before it.
 	MaxEvals int
 	// Target, when not nil, stops the run with ReasonTarget after the
-	// first generation that evaluated a value <= *Target.
+	// first generation that evaluated a value <= *Target; for a strategy
+	// that recommends a point (a Recommender, such as a NoiseHandler),
+	// after the first generation whose recommendation has an estimated
+	// value <= *Target, since under noise a single value at the target
+	// is luck.
 	Target *float64
 }
 
@@ -146,6 +150,10 @@ func (r *Run) Tell(f []float64) error {
 		r.rows = 0
 		r.reason = ReasonStrategyError
 		return err
+	}
+	if rec, ok := r.s.(Recommender); ok {
+		v := rec.Recommend()
+		reached = r.limits.Target != nil && v.Evals > 0 && v.F <= *r.limits.Target
 	}
 	r.rows = 0
 	switch {
