@@ -63,6 +63,8 @@ type runFlags struct {
 	onError         string
 	retries         int
 	inject          string
+	noise           bool
+	noiseEvals      int
 }
 
 // outputFlags choose what a run shows; hees resume takes them again.
@@ -102,8 +104,19 @@ type runReport struct {
 	FBest       jsonFloat   `json:"f_best"`
 	XBest       []jsonFloat `json:"x_best"`
 	StopReason  es.Reason   `json:"stop_reason"`
-	Error       string      `json:"error,omitempty"`
-	Version     string      `json:"version"`
+	// Recommendation is the point a run with -noise recommends, apart
+	// from the best single value f_best.
+	Recommendation *recReport `json:"recommendation,omitempty"`
+	Error          string     `json:"error,omitempty"`
+	Version        string     `json:"version"`
+}
+
+// recReport is the recommendation of a run with noise handling: the
+// point, its estimated value and the evaluations behind the estimate.
+type recReport struct {
+	X     []jsonFloat `json:"x"`
+	F     jsonFloat   `json:"f"`
+	Evals int         `json:"evals"`
 }
 
 // jsonFloat is a float64 written as a JSON number by encoding/json (which
@@ -131,7 +144,7 @@ func runRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.IntVar(&rf.dim, "d", 10, "dimension `D`")
 	rf.maxEvals.def = fmt.Sprintf("%d*d", budgetPerDim)
 	fs.Var(&rf.maxEvals, "max-evals", "evaluation budget `N` (0: none)")
-	rf.target.def = "f*+1e-8 when f* is known, else none"
+	rf.target.def = "f*+1e-8 when f* is known and without -noise, else none"
 	fs.Var(&rf.target, "target", "stop when a value is at most `F`, or none")
 	fs.IntVar(&rf.workers, "workers", 1, "evaluate in `N` goroutines (with -cmd, N processes)")
 	fs.DurationVar(&rf.maxTime, "max-time", 0, "stop after the wall-clock `TIME`, such as 90s or 2h (0: no limit)")
@@ -143,6 +156,8 @@ func runRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.IntVar(&rf.checkpointEvery, "checkpoint-every", defaultCheckpointEvery, "with -checkpoint, write FILE every `N` generations")
 	fs.StringVar(&rf.onError, "on-error", "stop", "what a failed evaluation does: `POLICY` stop (end the run) or nan (rank the point worst and go on)")
 	fs.IntVar(&rf.retries, "retries", 0, "evaluate a failed point again up to `N` times (with -cmd, in a restarted program) before -on-error applies")
+	fs.BoolVar(&rf.noise, "noise", false, "uncertainty handling for a noisy objective ("+strategiesWith(es.NoiseCapable, "and")+"): measure the noise, raise sigma while it dominates, report the recommended point (the mean) apart from the best value")
+	fs.IntVar(&rf.noiseEvals, "noise-evals", 1, "with -noise, evaluate each point up to `N` times while noise dominates (the strategy is told the median)")
 	fs.StringVar(&rf.inject, "inject", "", "evaluate the known points in `FILE` (one per line, d numbers separated by spaces or commas) before the first generation")
 	rf.outputFlags.register(fs)
 	if status, done := parseFlags(fs, args, withProblems(runHelp), stdout, stderr); done {
@@ -180,6 +195,10 @@ func (rf *runFlags) check(set map[string]bool) error {
 		return usagef("-checkpoint-every %d: want at least 1", rf.checkpointEvery)
 	case rf.retries < 0 || rf.retries > es.MaxRetries:
 		return usagef("-retries %d: want 0 to %d", rf.retries, es.MaxRetries)
+	case set["noise-evals"] && !rf.noise:
+		return usagef("-noise-evals needs -noise")
+	case rf.noiseEvals < 1 || rf.noiseEvals > es.MaxNoiseEvals:
+		return usagef("-noise-evals %d: want 1 to %d", rf.noiseEvals, es.MaxNoiseEvals)
 	}
 	if _, err := es.ParseOnError(rf.onError); err != nil {
 		return usagef("-%v", err)
@@ -216,6 +235,14 @@ func (rf *runFlags) run(ctx context.Context, stdout, stderr io.Writer) int {
 	s, err := rf.strategy(cfg)
 	if err != nil {
 		return report(stderr, name, &usageError{err.Error()})
+	}
+	if rf.noise {
+		if !es.NoiseCapable(es.Info{Name: rf.algo}) {
+			return report(stderr, name, usagef("-noise: %s has no noise handling (use %s)", rf.algo, strategiesWith(es.NoiseCapable, "or")))
+		}
+		if s, err = es.NewNoiseHandler(s, es.NoiseConfig{MaxEvals: rf.noiseEvals}); err != nil {
+			return report(stderr, name, err)
+		}
 	}
 	for _, file := range [][2]string{{"-trace", rf.trace}, {"-log", rf.log}} {
 		if file[1] == "" {
@@ -277,7 +304,8 @@ func readInject(path string, s es.Strategy, maxEvals int) ([][]float64, error) {
 }
 
 // settings returns the settings of the flags, with the defaults that depend
-// on problem (nil with -cmd): the budget 10000*d and the target f* + 1e-8.
+// on problem (nil with -cmd): the budget 10000*d and the target f* + 1e-8
+// (none with -noise).
 func (rf *runFlags) settings(problem objectives.Problem) checkpoint.Settings {
 	rs := checkpoint.Settings{
 		Algo:        rf.algo,
@@ -302,7 +330,9 @@ func (rf *runFlags) settings(problem objectives.Problem) checkpoint.Settings {
 	if rf.maxEvals.set {
 		rs.MaxEvals = rf.maxEvals.n
 	}
-	if !rf.target.set && problem != nil {
+	// With -noise the default is no target: an estimate from a few noisy
+	// values reaches f* + 1e-8 by luck on an additive noise.
+	if !rf.target.set && problem != nil && !rf.noise {
 		if _, fopt, ok := problem.Optimum(); ok {
 			t := fopt + targetGap
 			rs.Target = &t
@@ -390,6 +420,9 @@ func newRunReport(rs *checkpoint.Settings, problem objectives.Problem, s es.Stra
 		rep.Target = &t
 	}
 	rep.XBest = jsonFloats(res.X)
+	if r := res.Recommendation; r.X != nil {
+		rep.Recommendation = &recReport{X: jsonFloats(r.X), F: jsonFloat(r.F), Evals: r.Evals}
+	}
 	return rep
 }
 
@@ -426,6 +459,12 @@ func printSummary(w io.Writer, rep *runReport, res es.Result) {
 	fmt.Fprintf(w, "evaluations  %s\n", evals)
 	fmt.Fprintf(w, "best value   %s\n", formatValue(res.F))
 	fmt.Fprintf(w, "best x       %s\n", formatBest(res.X))
+	if r := res.Recommendation; r.X != nil {
+		// With noise the best value is the luckiest draw: the
+		// recommendation is the point to use.
+		fmt.Fprintf(w, "recommended  %s, the median of %d evaluations\n", formatValue(r.F), r.Evals)
+		fmt.Fprintf(w, "at x         %s\n", points.Format(r.X))
+	}
 	fmt.Fprintf(w, "stop reason  %s\n", rep.StopReason)
 	fmt.Fprintf(w, "time         %v\n", res.Elapsed.Round(time.Millisecond))
 }
