@@ -51,7 +51,10 @@
 // Section 15), and its evaluations are canceled when the run stops.
 // Config.Bounds confines every point handed out to a box, and
 // Config.Stds scales the coordinates (docs/ALGORITHMS.md Section 14);
-// Run.Inject and Options.Inject evaluate known points (Section 16). NewIPOP wraps a strategy with IPOP restarts
+// Run.Inject and Options.Inject evaluate known points (Section 16).
+// NewNoiseHandler adds uncertainty handling for a noisy objective to hees,
+// hees2 or cmaes, and Result.Recommendation then holds the recommended
+// point apart from the best single value (Section 19). NewIPOP wraps a strategy with IPOP restarts
 // (docs/ALGORITHMS.md Section 4.1), NewBIPOP cmaes, hees or hees2 with BIPOP restarts
 // (docs/ALGORITHMS.md Section 8); NewRestarting builds either, or the plain
 // strategy, from a restart scheme (Restarts). A Trace records one row per generation,
