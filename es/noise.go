@@ -720,6 +720,11 @@ func (h *NoiseHandler) UnmarshalBinary(data []byte) error {
 	if err := r.done(); err != nil {
 		return err
 	}
+	if name, _, err := parseStateHeader(inner); err == nil && name == noiseStateName {
+		// Refused before it is loaded: nested states would be loaded one
+		// inside the other, each a copy of the rest.
+		return errorOf(ErrCorruptState, "es: saved noise state corrupt: a noise state inside")
+	}
 	s, err := Load(inner)
 	if err != nil {
 		return errorOf(ErrCorruptState, "es: saved noise state: inner strategy: %w", err)

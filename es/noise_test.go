@@ -324,6 +324,28 @@ func TestNoiseHandlerCorrupt(t *testing.T) {
 	if err := v.UnmarshalBinary(inner); !errors.Is(err, ErrCorruptState) {
 		t.Errorf("the inner state: %v", err)
 	}
+	if err := v.UnmarshalBinary(append([]byte(nil), data...)); err != nil {
+		t.Fatal(err)
+	}
+	v = NoiseHandler{}
+	w0 := newStateWriter(noiseStateName)
+	w0.int(1)
+	for range 5 {
+		w0.float(1)
+	}
+	w0.int(0)
+	w0.bool(false)
+	w0.int(1)
+	w0.floats([]float64{0, 0, 0})
+	w0.float(math.NaN())
+	w0.int(0)
+	w0.bool(false)
+	w0.floats(nil)
+	w0.float(math.Inf(1))
+	w0.string(string(data))
+	if err := v.UnmarshalBinary(w0.finish()); !errors.Is(err, ErrCorruptState) || !strings.Contains(err.Error(), "a noise state inside") {
+		t.Errorf("a noise state inside: %v", err)
+	}
 	if !v.unset() {
 		t.Error("a failed UnmarshalBinary changed the receiver")
 	}
