@@ -491,6 +491,8 @@ func (h *NoiseHandler) Tell(f []float64) error {
 	}
 	copy(h.a2, h.a1)
 	h.a2[mi] = h.median(f, n)
+	// The measures change only when the strategy takes the generation.
+	s, logNoise, logCurv, rho := h.noiseS, h.logNoise, h.logCurv, h.rho
 	h.measure()
 	meanF := h.median(f, mi, n)
 	h.told = slicesGrow(h.told, lam)
@@ -498,14 +500,14 @@ func (h *NoiseHandler) Tell(f []float64) error {
 	if mi < lam {
 		h.told[mi] = meanF
 	}
-	h.rec.X = append(h.rec.X[:0], h.point(mi)...)
-	h.rec.F, h.rec.Evals = meanF, 2*h.k
-
 	inner := innermost(h.inner)
 	h.damp(inner, mi)
 	if err := h.inner.Tell(h.told); err != nil {
+		h.noiseS, h.logNoise, h.logCurv, h.rho = s, logNoise, logCurv, rho
 		return err
 	}
+	h.rec.X = append(h.rec.X[:0], h.point(mi)...)
+	h.rec.F, h.rec.Evals = meanF, 2*h.k
 	for b := range h.items + 1 {
 		x := h.point(b)
 		for _, v := range f[b*h.k : (b+1)*h.k] {
