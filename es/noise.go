@@ -30,9 +30,11 @@ import (
 //	         medians (about sqrt(2) when the curvature estimates are noise
 //	         alone)
 //	stop     the criteria on f-values that noise defeats (tolfun,
-//	         tolfunhist, stagnation) are ignored
+//	         tolfunhist, stagnation) are ignored (inside IPOP or BIPOP
+//	         they restart the run, as before)
 //	report   the mean, its median value and the number of its
-//	         evaluations are the recommendation (Recommend)
+//	         evaluations are the recommendation (Recommend), on which Run
+//	         and Minimize test a target
 
 // NoiseConfig configures a NoiseHandler. The zero value selects the
 // defaults.
