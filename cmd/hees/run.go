@@ -237,7 +237,7 @@ func (rf *runFlags) run(ctx context.Context, stdout, stderr io.Writer) int {
 		return report(stderr, name, &usageError{err.Error()})
 	}
 	if rf.noise {
-		if !es.NoiseCapable(es.Info{Name: rf.algo}) {
+		if info, _ := es.Lookup(rf.algo); !es.NoiseCapable(info) {
 			return report(stderr, name, usagef("-noise: %s has no noise handling (use %s)", rf.algo, strategiesWith(es.NoiseCapable, "or")))
 		}
 		if s, err = es.NewNoiseHandler(s, es.NoiseConfig{MaxEvals: rf.noiseEvals}); err != nil {
