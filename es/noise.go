@@ -26,9 +26,9 @@ import (
 //	         up to MaxEvals; s <= 0: k shrinks by alpha^(-1/4) down to 1
 //	damp     hees and hees2: eta_A is multiplied by rho = max(0,
 //	         1 - 2/R^2), R the ratio of the smoothed median |f(x^+) +
-//	         f(x^-) - 2 f(m)| to the smoothed difference of the mean's two
-//	         medians (about sqrt(2) when the curvature estimates are noise
-//	         alone)
+//	         f(x^-) - 2 f(m)| to the 75th percentile of the differences
+//	         of the mean's two medians over the last 10 generations
+//	         (about sqrt(2) when the curvature estimates are noise alone)
 //	stop     the criteria on f-values that noise defeats (tolfun,
 //	         tolfunhist, stagnation) are ignored (inside IPOP or BIPOP
 //	         they restart the run, as before)
@@ -99,10 +99,13 @@ type NoiseHandler struct {
 
 	noiseS   float64 // the rank-change measure s, smoothed
 	evalsPer float64 // evaluations per point, k = floor(evalsPer)
-	logNoise float64 // ln of the difference of the mean's two medians, smoothed (NaN before the first)
+	logNoise float64 // ln of the noise scale of diffs (NaN before the first)
 	logCurv  float64 // ln of the median curvature signal, smoothed (NaN before the first)
 	rho      float64 // the damping factor of eta_A
-	evals    int     // evaluations told, plus the strategy's own before the handler
+	// diffs holds |f(m)_1 - f(m)_2|, the differences of the mean's two
+	// medians, of the last noiseWindow generations.
+	diffs history
+	evals int // evaluations told, plus the strategy's own before the handler
 
 	pending bool
 	k       int          // evaluations per point of the pending generation
@@ -162,6 +165,7 @@ func NewNoiseHandler(s Strategy, cfg NoiseConfig) (*NoiseHandler, error) {
 	h := &NoiseHandler{inner: s, maxEvals: cfg.MaxEvals, dim: s.Dim(), evalsPer: 1, logNoise: math.NaN(),
 		logCurv: math.NaN(), rho: 1, evals: s.Evals()}
 	h.rec = Recommendation{X: s.Mean(nil), F: math.NaN()}
+	h.diffs = history{buf: make([]float64, noiseWindow)}
 	h.bestX, h.bestF = s.Best()
 	h.hasBest = h.bestX != nil
 	return h, nil
@@ -470,9 +474,14 @@ func (h *NoiseHandler) median(f []float64, blocks ...int) float64 {
 	return medianValue(s)
 }
 
-// noiseEMA is the rate of the smoothing of the curvature signal and the
-// noise scale of the damping.
+// noiseEMA is the rate of the smoothing of the curvature signal of the
+// damping.
 const noiseEMA = 0.2
+
+// noiseWindow is the number of generations whose differences of the
+// mean's two medians give the noise scale of the damping, their 75th
+// percentile.
+const noiseWindow = 10
 
 // Tell takes the values of the rows of the last Ask, in row order, and
 // performs the strategy's generation with the medians, then the handler's
@@ -599,14 +608,24 @@ func prctile(data []float64, p float64) float64 {
 // damp sets eta_A of hees and hees2 for this generation: eta_A rho with
 // rho = max(0, 1 - 2/R^2), where R = exp(logCurv - logNoise) compares the
 // smoothed median curvature signal |f(x_k^+) + f(x_k^-) - 2 f(m)| of the
-// pairs with the smoothed difference of the mean's two medians. With
+// pairs with the noise scale, the 75th percentile of the differences of
+// the mean's two medians over the last noiseWindow generations. With
 // noise alone the signal has the standard deviation 2 sigma_f (the mean's
 // value is a median of two) and the difference sqrt(2) sigma_f, so
-// R is about sqrt(2) and rho 0; a signal well above the noise gives
-// rho near 1.
+// R is about sqrt(2) or less and rho 0; a signal well above the noise
+// gives rho near 1. A percentile of a window rather than a smoothed
+// logarithm: a noise that leaves most values exact (bbob-noisy's Cauchy
+// model) gives differences of 0 most of the time, whose logarithms would
+// hide the others.
 func (h *NoiseHandler) damp(inner Strategy, mi int) {
 	if d := math.Abs(h.a1[mi] - h.a2[mi]); finite(d) {
-		h.logNoise = smooth(h.logNoise, xmath.Log(d+math.SmallestNonzeroFloat64))
+		h.diffs.push(d)
+		v := h.dist[:0]
+		for k := range h.diffs.size() {
+			v = append(v, h.diffs.at(k))
+		}
+		h.dist = v
+		h.logNoise = xmath.Log(prctile(v, 75) + math.SmallestNonzeroFloat64)
 	}
 	ad, etaA := adaptationOf(inner)
 	if ad == nil {
@@ -678,6 +697,7 @@ func (h *NoiseHandler) MarshalBinary() ([]byte, error) {
 	w.float(h.noiseS)
 	w.float(h.evalsPer)
 	w.float(h.logNoise)
+	h.diffs.write(w)
 	w.float(h.logCurv)
 	w.float(h.rho)
 	w.int(h.evals)
@@ -709,6 +729,8 @@ func (h *NoiseHandler) UnmarshalBinary(data []byte) error {
 	v.noiseS = r.float()
 	v.evalsPer = r.float()
 	v.logNoise = r.float()
+	v.diffs = history{buf: make([]float64, noiseWindow)}
+	v.diffs.read(r)
 	v.logCurv = r.float()
 	v.rho = r.float()
 	v.evals = r.int()

@@ -330,9 +330,12 @@ func TestNoiseHandlerCorrupt(t *testing.T) {
 	v = NoiseHandler{}
 	w0 := newStateWriter(noiseStateName)
 	w0.int(1)
-	for range 5 {
+	for range 3 {
 		w0.float(1)
 	}
+	w0.int(0)
+	w0.float(1)
+	w0.float(1)
 	w0.int(0)
 	w0.bool(false)
 	w0.int(1)
@@ -352,9 +355,12 @@ func TestNoiseHandlerCorrupt(t *testing.T) {
 	// A state whose inner strategy cannot be handled: es11's.
 	w := newStateWriter(noiseStateName)
 	w.int(1)
-	for range 5 {
+	for range 3 {
 		w.float(1)
 	}
+	w.int(0) // no differences kept
+	w.float(1)
+	w.float(1)
 	w.int(0)
 	w.bool(false)
 	w.int(1)
