@@ -54,7 +54,10 @@
 // Config.Steps makes coordinates discrete, integers or the indices of
 // choices, which hees2 and cmaes keep exploring with the margin of CMA-ES
 // with Margin (Section 19);
-// Run.Inject and Options.Inject evaluate known points (Section 16). NewIPOP wraps a strategy with IPOP restarts
+// Run.Inject and Options.Inject evaluate known points (Section 16).
+// NewNoiseHandler adds uncertainty handling for a noisy objective to hees,
+// hees2 or cmaes, and Result.Recommendation then holds the recommended
+// point apart from the best single value (Section 20). NewIPOP wraps a strategy with IPOP restarts
 // (docs/ALGORITHMS.md Section 4.1), NewBIPOP cmaes, hees or hees2 with BIPOP restarts
 // (docs/ALGORITHMS.md Section 8); NewRestarting builds either, or the plain
 // strategy, from a restart scheme (Restarts). A Trace records one row per generation,

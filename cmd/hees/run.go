@@ -66,10 +66,12 @@ type runFlags struct {
 	inject          string
 	// spaceFile is -space, format -format; x0Lazy holds -x0 as given,
 	// read once it is known whether it holds numbers or a space's values.
-	spaceFile string
-	format    string
-	x0Lazy    lazyPoint
-	space     *space.Space // the space of -space, read by runRun
+	spaceFile  string
+	format     string
+	x0Lazy     lazyPoint
+	space      *space.Space // the space of -space, read by runRun
+	noise      bool
+	noiseEvals int
 }
 
 // outputFlags choose what a run shows; hees resume takes them again.
@@ -113,8 +115,22 @@ type runReport struct {
 	XBest      any             `json:"x_best"`
 	Params     json.RawMessage `json:"params,omitempty"`
 	StopReason es.Reason       `json:"stop_reason"`
-	Error      string          `json:"error,omitempty"`
-	Version    string          `json:"version"`
+	// Recommendation is the point a run with -noise recommends, apart
+	// from the best single value f_best.
+	Recommendation *recReport `json:"recommendation,omitempty"`
+	Error          string     `json:"error,omitempty"`
+	Version        string     `json:"version"`
+}
+
+// recReport is the recommendation of a run with noise handling: the
+// point (numbers, or with -space the user's values, repeated by Params
+// as an object of names), its estimated value and the evaluations behind
+// the estimate.
+type recReport struct {
+	X      any             `json:"x"`
+	Params json.RawMessage `json:"params,omitempty"`
+	F      jsonFloat       `json:"f"`
+	Evals  int             `json:"evals"`
 }
 
 // jsonFloat is a float64 written as a JSON number by encoding/json (which
@@ -142,7 +158,7 @@ func runRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.IntVar(&rf.dim, "d", 10, "dimension `D`")
 	rf.maxEvals.def = fmt.Sprintf("%d*d", budgetPerDim)
 	fs.Var(&rf.maxEvals, "max-evals", "evaluation budget `N` (0: none)")
-	rf.target.def = "f*+1e-8 when f* is known, else none"
+	rf.target.def = "f*+1e-8 when f* is known and without -noise, else none"
 	fs.Var(&rf.target, "target", "stop when a value is at most `F`, or none")
 	fs.IntVar(&rf.workers, "workers", 1, "evaluate in `N` goroutines (with -cmd, N processes)")
 	fs.DurationVar(&rf.maxTime, "max-time", 0, "stop after the wall-clock `TIME`, such as 90s or 2h (0: no limit)")
@@ -157,6 +173,8 @@ func runRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.StringVar(&rf.inject, "inject", "", "evaluate the known points in `FILE` (one per line, d numbers separated by spaces or commas; with -space the parameters' values, or one JSON object of names per line) before the first generation")
 	fs.StringVar(&rf.spaceFile, "space", "", "search the named parameters of the space `FILE` (JSON: reals, log-scale reals, integers, choices); -d is its length, the program, the log and the summary see the parameters' values")
 	fs.StringVar(&rf.format, "format", "text", "with -cmd, how a point is written to the program: `FORMAT` text (numbers or values separated by spaces) or json (one JSON object of names per line)")
+	fs.BoolVar(&rf.noise, "noise", false, "uncertainty handling for a noisy objective ("+strategiesWith(es.NoiseCapable, "and")+"): measure the noise, raise sigma while it dominates, report the recommended point (the mean) apart from the best value")
+	fs.IntVar(&rf.noiseEvals, "noise-evals", 1, "with -noise, evaluate each point up to `N` times while noise dominates (the strategy is told the median)")
 	rf.outputFlags.register(fs)
 	rf.x0Lazy.into = &rf.strategyFlags.x0
 	fs.Lookup("x0").Value = &rf.x0Lazy
@@ -206,6 +224,10 @@ func (rf *runFlags) check(set map[string]bool) error {
 		return usagef("-checkpoint-every %d: want at least 1", rf.checkpointEvery)
 	case rf.retries < 0 || rf.retries > es.MaxRetries:
 		return usagef("-retries %d: want 0 to %d", rf.retries, es.MaxRetries)
+	case set["noise-evals"] && !rf.noise:
+		return usagef("-noise-evals needs -noise")
+	case rf.noiseEvals < 1 || rf.noiseEvals > es.MaxNoiseEvals:
+		return usagef("-noise-evals %d: want 1 to %d", rf.noiseEvals, es.MaxNoiseEvals)
 	}
 	if _, err := es.ParseOnError(rf.onError); err != nil {
 		return usagef("-%v", err)
@@ -267,6 +289,14 @@ func (rf *runFlags) run(ctx context.Context, stdout, stderr io.Writer) int {
 	s, err := rf.strategy(cfg)
 	if err != nil {
 		return report(stderr, name, &usageError{err.Error()})
+	}
+	if rf.noise {
+		if info, _ := es.Lookup(rf.algo); !es.NoiseCapable(info) {
+			return report(stderr, name, usagef("-noise: %s has no noise handling (use %s)", rf.algo, strategiesWith(es.NoiseCapable, "or")))
+		}
+		if s, err = es.NewNoiseHandler(s, es.NoiseConfig{MaxEvals: rf.noiseEvals}); err != nil {
+			return report(stderr, name, err)
+		}
 	}
 	for _, file := range [][2]string{{"-trace", rf.trace}, {"-log", rf.log}} {
 		if file[1] == "" {
@@ -376,7 +406,8 @@ func readInject(path string, s es.Strategy, maxEvals int) ([][]float64, error) {
 }
 
 // settings returns the settings of the flags, with the defaults that depend
-// on problem (nil with -cmd): the budget 10000*d and the target f* + 1e-8.
+// on problem (nil with -cmd): the budget 10000*d and the target f* + 1e-8
+// (none with -noise).
 func (rf *runFlags) settings(problem objectives.Problem) checkpoint.Settings {
 	rs := checkpoint.Settings{
 		Algo:        rf.algo,
@@ -407,7 +438,9 @@ func (rf *runFlags) settings(problem objectives.Problem) checkpoint.Settings {
 	if rf.maxEvals.set {
 		rs.MaxEvals = rf.maxEvals.n
 	}
-	if !rf.target.set && problem != nil {
+	// With -noise the default is no target: an estimate from a few noisy
+	// values reaches f* + 1e-8 by luck on an additive noise.
+	if !rf.target.set && problem != nil && !rf.noise {
 		if _, fopt, ok := problem.Optimum(); ok {
 			t := fopt + targetGap
 			rs.Target = &t
@@ -498,6 +531,12 @@ func newRunReport(rs *checkpoint.Settings, problem objectives.Problem, s es.Stra
 	if values, params := bestParams(rs, res.X); values != nil {
 		rep.XBest, rep.Params = values, params
 	}
+	if r := res.Recommendation; r.X != nil {
+		rep.Recommendation = &recReport{X: jsonFloats(r.X), F: jsonFloat(r.F), Evals: r.Evals}
+		if values, params := bestParams(rs, r.X); values != nil {
+			rep.Recommendation.X, rep.Recommendation.Params = values, params
+		}
+	}
 	return rep
 }
 
@@ -534,6 +573,12 @@ func printSummary(w io.Writer, rs *checkpoint.Settings, rep *runReport, res es.R
 	fmt.Fprintf(w, "evaluations  %s\n", evals)
 	fmt.Fprintf(w, "best value   %s\n", formatValue(res.F))
 	fmt.Fprintf(w, "best x       %s\n", formatBestValues(rs, res.X))
+	if r := res.Recommendation; r.X != nil {
+		// With noise the best value is the luckiest draw: the
+		// recommendation is the point to use.
+		fmt.Fprintf(w, "recommended  %s, the median of %d evaluations\n", formatValue(r.F), r.Evals)
+		fmt.Fprintf(w, "at x         %s\n", formatBestValues(rs, r.X))
+	}
 	fmt.Fprintf(w, "stop reason  %s\n", rep.StopReason)
 	fmt.Fprintf(w, "time         %v\n", res.Elapsed.Round(time.Millisecond))
 }
