@@ -207,6 +207,18 @@ func Open(ctx context.Context, path string) (*Writer, *State, error) {
 	return c, st, nil
 }
 
+// Continue lets a run that stopped for good (at its budget or target)
+// go on, under new limits the caller sets in Settings: the checkpoint no
+// longer records the stop, and the trace is cut back to the checkpoint's
+// end as for any resumed run.
+func (c *Writer) Continue() error {
+	c.file.Stop, c.savedStop = "", ""
+	if c.file.Run.Trace != "" {
+		return c.restoreTrace()
+	}
+	return nil
+}
+
 // read reads and decodes the checkpoint at path; errors name the
 // path.
 func read(path string) (*State, error) {
