@@ -579,6 +579,10 @@ func printSummary(w io.Writer, rs *checkpoint.Settings, rep *runReport, res es.R
 		fmt.Fprintf(w, "recommended  %s, the median of %d evaluations\n", formatValue(r.F), r.Evals)
 		fmt.Fprintf(w, "at x         %s\n", formatBestValues(rs, r.X))
 	}
-	fmt.Fprintf(w, "stop reason  %s\n", rep.StopReason)
+	stop := string(rep.StopReason)
+	if stop == "" {
+		stop = "none yet" // the status of a checkpoint that can go on
+	}
+	fmt.Fprintf(w, "stop reason  %s\n", stop)
 	fmt.Fprintf(w, "time         %v\n", res.Elapsed.Round(time.Millisecond))
 }

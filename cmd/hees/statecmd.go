@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/hees-dev/hees/es"
+	"github.com/hees-dev/hees/internal/checkpoint"
 	"github.com/hees-dev/hees/internal/points"
 	"github.com/hees-dev/hees/internal/runspec"
 	"github.com/hees-dev/hees/internal/session"
@@ -431,13 +432,26 @@ func newStatusReport(v *session.View, now time.Time) statusReport {
 func runStatus(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	const name = "hees status"
 	fs, path := stateFlagSet(name)
+	cpPath := fs.String("checkpoint", "", "the checkpoint `FILE` of a hees run -checkpoint, instead of -state: its best point, evaluations, step size and stop")
 	asJSON := fs.Bool("json", false, "print the status as one JSON object")
 	watch := fs.Duration("watch", 0, "print the status every `INTERVAL` (such as 2s), in place on a terminal, until the run stops or Ctrl-C")
-	if status, done := parseStateFlags(fs, path, args, statusHelp, stdout, stderr); done {
+	if status, done := parseFlags(fs, args, statusHelp+asktellHelp+"Flags:\n", stdout, stderr); done {
 		return status
 	}
-	if *watch < 0 || (*watch > 0 && *watch < 100*time.Millisecond) {
+	switch {
+	case *path != "" && *cpPath != "":
+		return report(stderr, name, usagef("give -state or -checkpoint, not both"))
+	case *path == "" && *cpPath == "":
+		return report(stderr, name, usagef("-state FILE (or -checkpoint FILE) is required"))
+	case *watch < 0 || (*watch > 0 && *watch < 100*time.Millisecond):
 		return report(stderr, name, usagef("-watch %v: want at least 100ms", *watch))
+	case *cpPath != "" && *watch != 0:
+		return report(stderr, name, usagef("-watch is for -state: a checkpoint changes once per -checkpoint-every generations"))
+	case *cpPath == "" && isCheckpoint(*path):
+		*cpPath = *path // a checkpoint given as -state
+	}
+	if *cpPath != "" {
+		return checkpointStatus(name, *cpPath, *asJSON, stdout, stderr)
 	}
 	if *watch == 0 {
 		v, err := loadState(*path)
@@ -533,6 +547,56 @@ func printStatus(name string, rep statusReport, asJSON bool, stdout, stderr io.W
 	}
 	for _, w := range rep.Workers {
 		fmt.Fprintf(stdout, "worker       %d: %s\n", w.Slot, w.Holder)
+	}
+	return exitOK
+}
+
+// isCheckpoint reports whether the file at path is a checkpoint of hees run.
+func isCheckpoint(path string) bool {
+	_, err := checkpoint.Read(path)
+	return err == nil
+}
+
+// checkpointReport is the -json status of a checkpoint: what hees run
+// -json prints, as of the checkpoint (stop_reason "" while it can go on),
+// with the step size in the objective's units and the work's time.
+type checkpointReport struct {
+	runReport
+	Sigma   jsonFloat `json:"sigma"`
+	Elapsed float64   `json:"elapsed_s"`
+}
+
+// checkpointStatus prints the state of the run whose checkpoint is at
+// path, without taking its lock or changing it.
+func checkpointStatus(name, path string, asJSON bool, stdout, stderr io.Writer) int {
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return report(stderr, name, usagef("checkpoint %s does not exist (hees run -checkpoint %s writes it)", path, path))
+	}
+	st, err := checkpoint.Read(path)
+	if err != nil {
+		return report(stderr, name, err)
+	}
+	run, err := es.NewRun(st.Strategy, es.Limits{})
+	if err != nil {
+		return report(stderr, name, err)
+	}
+	res := run.Result()
+	res.Reason, res.Elapsed = st.File.Stop, st.File.Elapsed
+	rep := checkpointReport{newRunReport(&st.File.Run, st.Problem, st.Strategy, res), jsonFloat(es.StepSize(st.Strategy)), st.File.Elapsed.Seconds()}
+	if asJSON {
+		out, err := json.Marshal(rep)
+		if err != nil {
+			return report(stderr, name, err)
+		}
+		fmt.Fprintf(stdout, "%s\n", out)
+		return exitOK
+	}
+	printSummary(stdout, &st.File.Run, &rep.runReport, res)
+	fmt.Fprintf(stdout, "sigma        %s\n", formatValue(float64(rep.Sigma)))
+	if st.File.Stop == "" {
+		fmt.Fprintf(stdout, "state        after generation %d; continue it with: hees resume %s\n", st.Strategy.Generation(), path)
+	} else {
+		fmt.Fprintf(stdout, "state        finished\n")
 	}
 	return exitOK
 }

@@ -477,3 +477,14 @@ func TestStateSettingsMustMatch(t *testing.T) {
 		}
 	}
 }
+
+// TestStatusSigmaUnits checks that hees status gives the step size in the
+// objective's units, as hees run -v does: sigma0 times the geometric mean
+// of -stds (10 and 1000: 100), not the strategy's internal sigma.
+func TestStatusSigmaUnits(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "run.state")
+	mustCLI(t, "", "init", "-state", state, "-d", "2", "-stds", "10,1000", "-sigma0", "0.5")
+	if got := status(t, state)["sigma"].(float64); math.Abs(got-50) > 1e-9 {
+		t.Errorf("sigma %v, want 50 = 0.5 × 100", got)
+	}
+}
