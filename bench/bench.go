@@ -84,6 +84,13 @@ type Grid struct {
 	// coordinate has both sides (docs/ALGORITHMS.md Section 14). Without
 	// them a run is exactly the one of a bench without bounds.
 	Lower, Upper []float64
+	// Margin, on bbob-mixint without Lower and Upper, makes the integer
+	// coordinates of the problem discrete for the strategies that take
+	// them (es.Info.Margin: es.Config.Steps 1 on each, with the
+	// strategy's default margin, docs/ALGORITHMS.md Section 19) instead
+	// of leaving the rounding to the problem; their labels end in
+	// "-margin", their seeds are those of the runs without it.
+	Margin bool
 	// Pairs and Lambda set the population of every strategy as
 	// es.Config's fields of those names do (0: the default); a strategy
 	// that has no such field is an error of Run.
@@ -174,13 +181,30 @@ func (g *Grid) Jobs() []Job {
 			for _, f := range g.Functions {
 				for _, d := range g.Dims {
 					for _, i := range g.Instances {
-						jobs = append(jobs, Job{Strategy: a, Label: r.Name(a), Restarts: r, Function: f, Dim: d, Instance: i})
+						jobs = append(jobs, Job{Strategy: a, Label: g.label(a, r), Restarts: r, Function: f, Dim: d, Instance: i})
 					}
 				}
 			}
 		}
 	}
 	return jobs
+}
+
+// margin reports whether the runs of strategy name have discrete
+// coordinates (Margin).
+func (g *Grid) margin(name string) bool {
+	info, err := es.Lookup(name)
+	return g.Margin && err == nil && info.Margin
+}
+
+// label is the label of the runs of strategy name with the restarts r:
+// the strategy's Name(), with "-margin" when its runs have discrete
+// coordinates.
+func (g *Grid) label(name string, r es.Restarts) string {
+	if g.margin(name) {
+		return r.Name(name) + "-margin"
+	}
+	return r.Name(name)
 }
 
 // MaxEvals is the budget of a run in dimension dim.
@@ -354,6 +378,22 @@ func (g *Grid) box(d int) (lower, upper []float64) {
 	return expand(g.Lower), expand(g.Upper)
 }
 
+// domainSteps returns es.Config.Steps for the per-coordinate domains of p:
+// 1 on each integer coordinate, 0 on the others; nil for a problem
+// without integer coordinates.
+func domainSteps(p objectives.Problem) []float64 {
+	steps := make([]float64, p.Dim())
+	for i, d := range objectives.DomainsOf(p) {
+		if d.Integer {
+			steps[i] = 1
+		}
+	}
+	if !slices.Contains(steps, 1) {
+		return nil
+	}
+	return steps
+}
+
 // domainBounds returns the box of the per-coordinate domains of p
 // (objectives.Domains: bbob-mixint's integer ranges), nil for a problem
 // without them.
@@ -454,6 +494,9 @@ func (g *Grid) runJob(ctx context.Context, j Job) (*record, error) {
 		bounds = domainBounds(p)
 	}
 	cfg := es.Config{Dim: j.Dim, Seed: j.Seed(), Sigma0: g.Sigma0, Box: box, Bounds: bounds, Pairs: g.Pairs, Lambda: g.Lambda}
+	if g.margin(j.Strategy) {
+		cfg.Steps = domainSteps(p)
+	}
 	s, err := es.NewRestarting(j.Strategy, j.Restarts, cfg, 0)
 	if err != nil {
 		return nil, err
@@ -651,6 +694,8 @@ func (g *Grid) check() error {
 		return fmt.Errorf("bench: Workers %d: want 0 (the number of CPUs) or more", g.Workers)
 	case g.Out == "":
 		return errors.New("bench: no output directory Out")
+	case g.Margin && (g.suite() != "bbob-mixint" || g.Lower != nil || g.Upper != nil):
+		return errors.New("bench: Margin is for bbob-mixint in the problems' own domains (no Lower, no Upper)")
 	}
 	return g.checkBounds()
 }
@@ -760,6 +805,9 @@ func (g *Grid) writeOutputs(stdout io.Writer, jobs []Job, records []*record, loc
 		m0 := "m0 uniform in [-5, 5]^d"
 		if g.suite() == "bbob-mixint" && g.Lower == nil && g.Upper == nil {
 			m0 = "m0 uniform in the domains, the box of every run"
+			if strings.HasSuffix(label, "-margin") {
+				m0 += ", integer coordinates discrete with the margin"
+			}
 		}
 		comment := fmt.Sprintf("hees bench: %s, sigma0 %g, %s, budget %g*d evaluations, seed FNV-1a-64(\"<strategy>/f<F>/d<D>/i<I>\")%s",
 			label, g.Sigma0, m0, g.Budget, g.boxText(", m0 drawn in the box where it has both sides, bounds ", ","))
@@ -814,7 +862,7 @@ func (g *Grid) writeOutputs(stdout io.Writer, jobs []Job, records []*record, loc
 		var tables [][]byte
 		for _, r := range g.schemes() {
 			for _, label := range g.ratioLabels(r) {
-				baseLabel := r.Name(es.Baseline)
+				baseLabel := g.label(es.Baseline, r)
 				if byLabel[label] != nil && byLabel[baseLabel] != nil {
 					tables = append(tables, g.ratioTable(d, v, label, baseLabel, byLabel))
 				}
@@ -961,7 +1009,7 @@ func (g *Grid) ratioLabels(r es.Restarts) []string {
 	var labels []string
 	for _, name := range g.Strategies {
 		if info, err := es.Lookup(name); err == nil && info.Population != es.PopulationFixed && name != es.Baseline {
-			labels = append(labels, r.Name(name))
+			labels = append(labels, g.label(name, r))
 		}
 	}
 	return labels

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -289,5 +290,49 @@ func TestGridSuites(t *testing.T) {
 				t.Errorf("a %s record loaded for a bbob bench: %v", c.suite, err)
 			}
 		})
+	}
+}
+
+// TestGridMargin runs hees2 and cmaes with -margin on bbob-mixint beside
+// hees (which takes no discrete coordinates): the runs of hees2 and cmaes
+// get labels ending in -margin and the seeds of the runs without it, every
+// point lies in the domains with whole numbers on the integer coordinates
+// (runJob fails a run with a point outside the bounds), and Margin is
+// refused off bbob-mixint or with a box.
+func TestGridMargin(t *testing.T) {
+	g := Grid{Suite: "bbob-mixint", Strategies: []string{es.HEES2, es.CMAES, es.HEES}, Restarts: []es.Restarts{es.RestartsIPOP},
+		Functions: []int{1, 3}, Dims: []int{5}, Instances: []int{1}, Budget: 300, Sigma0: 2, Workers: 1, Margin: true,
+		Out: filepath.Join(t.TempDir(), "out")}
+	var labels []string
+	for _, j := range g.Jobs() {
+		if !slices.Contains(labels, j.Label) {
+			labels = append(labels, j.Label)
+		}
+		plain := j
+		plain.Label = strings.TrimSuffix(j.Label, "-margin")
+		if j.Seed() != plain.Seed() {
+			t.Errorf("%s: the seed differs from the run without margin", j.Label)
+		}
+	}
+	if want := []string{"ipop-hees2-margin", "ipop-cmaes-margin", "ipop-hees"}; !slices.Equal(labels, want) {
+		t.Errorf("labels %v, want %v", labels, want)
+	}
+	if err := g.Run(context.Background(), io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	r, err := g.load(g.Jobs()[0])
+	if err != nil || r == nil || r.strategy != "ipop-hees2-margin" {
+		t.Fatalf("record %+v: %v", r, err)
+	}
+	for _, bad := range []func(*Grid){
+		func(g *Grid) { g.Suite = "bbob" },
+		func(g *Grid) { g.Lower = []float64{0} },
+	} {
+		b := g
+		b.Out = filepath.Join(t.TempDir(), "out")
+		bad(&b)
+		if err := b.Run(context.Background(), io.Discard); err == nil || !strings.Contains(err.Error(), "Margin is for bbob-mixint") {
+			t.Errorf("%v", err)
+		}
 	}
 }

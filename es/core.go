@@ -62,6 +62,10 @@ type core struct {
 	// bestX and A live in the search space; Ask, Best and Mean hand out
 	// mapped points.
 	out searchMap
+	// disc holds the discrete coordinates of Config.Steps and their
+	// margin (nil for none; docs/ALGORITHMS.md Section 19), shared with
+	// out.
+	disc *discrete
 
 	mean  []float64
 	fMean float64 // f(m) of the current mean, NaN while unknown
@@ -98,8 +102,9 @@ func (c *core) setupCore(name string, cfg Config, evalsPerGen int) {
 	c.name = name
 	c.row = rowOf(name)
 	c.key = rng.KeyFromSeed(cfg.Seed)
-	cfg.Bounds, cfg.Stds = cfg.Bounds.clone(), slices.Clone(cfg.Stds)
-	c.out = newSearchMap(d, cfg.Bounds, cfg.Stds)
+	cfg.Bounds, cfg.Stds, cfg.Steps = cfg.Bounds.clone(), slices.Clone(cfg.Stds), slices.Clone(cfg.Steps)
+	c.disc = newDiscrete(cfg)
+	c.out = newSearchMap(d, cfg.Bounds, cfg.Stds, c.disc)
 	c.mean = make([]float64, d)
 	if cfg.X0 != nil {
 		copy(c.mean, cfg.X0)
@@ -150,9 +155,15 @@ func (c *core) toBox(pop *linalg.Dense) {
 	rows, _ := pop.Dims()
 	for i := range rows {
 		row := pop.RawRow(i)
+		c.disc.stretch(row, c.mean) // the margin's factors (discrete coordinates)
 		c.out.apply(row, row)
 	}
 }
+
+// stretchBest applies the margin's factors to the best point the strategy
+// has just written into bestX from a candidate of the current generation,
+// so that Best maps it to the point that was evaluated (toBox).
+func (c *core) stretchBest() { c.disc.stretch(c.bestX, c.mean) }
 
 // askInitial writes the initial mean alone, generation 0 of the elitist
 // strategies.
@@ -281,7 +292,7 @@ func readConfig(r *stateReader, name string) (Config, error) {
 	// least the mean, Dim floats, and no population exceeds the bound of
 	// IPOP, which doubles it.
 	d, room := cfg.Dim, len(r.b)/8
-	if r.version < stateVersionNoA && d > 0 {
+	if r.version != stateVersionNoA && d > 0 {
 		room /= d
 	}
 	if d > room {
@@ -310,16 +321,24 @@ func writeTuning(w *stateWriter, cfg *Config) {
 	w.float(cfg.DS)
 	w.float(cfg.CSigma)
 	w.float(cfg.TolFun)
-	if cfg.Bounds == nil && cfg.Stds == nil && w.version == stateVersionPlain {
+	if cfg.Bounds == nil && cfg.Stds == nil && cfg.Steps == nil && w.version == stateVersionPlain {
 		return // the plain version: byte for byte as before bounds existed
 	}
-	w.upgrade()
+	if cfg.Steps != nil {
+		w.upgrade(stateVersionSteps)
+	} else {
+		w.upgrade(stateVersionBounds)
+	}
 	b := cfg.Bounds
 	if b == nil {
 		b = &Bounds{}
 	}
 	for _, v := range [][]float64{b.Lower, b.Upper, cfg.Stds} {
 		w.optFloats(v)
+	}
+	if w.version >= stateVersionSteps {
+		w.optFloats(cfg.Steps)
+		w.float(cfg.Margin)
 	}
 }
 
@@ -342,6 +361,10 @@ func readTuning(r *stateReader, cfg *Config) {
 		cfg.Bounds = &Bounds{Lower: v[0], Upper: v[1]}
 	}
 	cfg.Stds = v[2]
+	if r.version >= stateVersionSteps {
+		cfg.Steps, _ = r.optFloats()
+		cfg.Margin = r.float()
+	}
 }
 
 // unmarshalCore reads the shared moving state written by marshalCore (after

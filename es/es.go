@@ -51,7 +51,13 @@
 // Section 15), and its evaluations are canceled when the run stops.
 // Config.Bounds confines every point handed out to a box, and
 // Config.Stds scales the coordinates (docs/ALGORITHMS.md Section 14);
-// Run.Inject and Options.Inject evaluate known points (Section 16). NewIPOP wraps a strategy with IPOP restarts
+// Config.Steps makes coordinates discrete, integers or the indices of
+// choices, which hees2 and cmaes keep exploring with the margin of CMA-ES
+// with Margin (Section 19);
+// Run.Inject and Options.Inject evaluate known points (Section 16).
+// NewNoiseHandler adds uncertainty handling for a noisy objective to hees,
+// hees2 or cmaes, and Result.Recommendation then holds the recommended
+// point apart from the best single value (Section 20). NewIPOP wraps a strategy with IPOP restarts
 // (docs/ALGORITHMS.md Section 4.1), NewBIPOP cmaes, hees or hees2 with BIPOP restarts
 // (docs/ALGORITHMS.md Section 8); NewRestarting builds either, or the plain
 // strategy, from a restart scheme (Restarts). A Trace records one row per generation,
@@ -189,6 +195,12 @@ const (
 	// The run's evaluation log or trace could not be written (hees run
 	// -log, -trace).
 	ReasonLogError Reason = "log error"
+	// An ask/tell run whose failure policy is OnErrorStop lost the leases
+	// of one candidate more often than it allows: whoever held it vanished
+	// each time (a lost node, a SIGKILL, a process stopped past its
+	// lease), which says nothing about the point, but more than that means
+	// the candidate itself may be what kills its holders (hees worker).
+	ReasonLeasesLost Reason = "leases lost"
 )
 
 // Reasons returns every stop reason, the one list of them: the reasons a
@@ -198,7 +210,7 @@ func Reasons() []Reason {
 		ReasonSigmaTooSmall, ReasonSigmaTooLarge, ReasonConditionCov, ReasonNoEffectAxis,
 		ReasonNotFinite, ReasonMinusInf, ReasonObjectiveError, ReasonTolFunHist, ReasonTolX,
 		ReasonStagnation, ReasonNoEffectCoord, ReasonTooManyFailures, ReasonStrategyError,
-		ReasonCheckpointError, ReasonLogError}
+		ReasonCheckpointError, ReasonLogError, ReasonLeasesLost}
 }
 
 // ParseReason returns the stop reason s, one of Reasons() or "" (no stop),

@@ -33,7 +33,18 @@ func (c *core) checkPoint(x []float64) error {
 	if len(x) != c.cfg.Dim {
 		return fmt.Errorf("length %d, want Dim = %d", len(x), c.cfg.Dim)
 	}
-	return checkCoords(x, c.cfg.Bounds, "x")
+	if err := checkCoords(x, c.cfg.Bounds, "x"); err != nil {
+		return err
+	}
+	if g := c.disc; g != nil {
+		for j, i := range g.idx {
+			if !g.onGrid(j, x[i]) {
+				return fmt.Errorf("x[%d] = %v is not one of the values of the discrete coordinate (%v + k·%v up to %v)",
+					i, x[i], g.lo[j], g.step[j], g.hi[j])
+			}
+		}
+	}
+	return nil
 }
 
 // checkCoords reports the first coordinate of x that is not finite, then

@@ -76,8 +76,8 @@ func NewIPOP(name string, cfg Config, ipop IPOPConfig) (*IPOP, error) {
 	w := &IPOP{name: name, cfg: cfg, maxRestarts: ipop.MaxRestarts, pastBestF: math.Inf(1),
 		population0: rowOf(name).populationOf(rc), inner: inner}
 	// w.cfg outlives the call (restarts, MarshalBinary): keep copies of X0,
-	// A0, Bounds and Stds, as New does.
-	w.cfg.Bounds, w.cfg.Stds = cfg.Bounds.clone(), slices.Clone(cfg.Stds)
+	// A0, Bounds, Stds and Steps, as New does.
+	w.cfg.Bounds, w.cfg.Stds, w.cfg.Steps = cfg.Bounds.clone(), slices.Clone(cfg.Stds), slices.Clone(cfg.Steps)
 	if cfg.X0 != nil {
 		w.cfg.X0 = append([]float64(nil), cfg.X0...)
 	}

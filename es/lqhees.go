@@ -37,7 +37,7 @@ var lqheesRow = strategyRow{
 // surrogate of pycma's lq-CMA-ES (Hansen, "A global surrogate assisted
 // CMA-ES", GECCO 2019; pycma's SurrogatePopulation and LQModel) in the
 // coordinates y = A^-1 (x - m)/sigma of the HE-ES, plus the model's
-// minimiser as a candidate of its own. docs/ALGORITHMS.md Section 19 gives
+// minimiser as a candidate of its own. docs/ALGORITHMS.md Section 22 gives
 // the measurements. One iteration (a generation of hees2) takes one or
 // more Ask/Tell rounds:
 //

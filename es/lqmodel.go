@@ -7,7 +7,7 @@ import (
 	"github.com/hees-dev/hees/linalg"
 )
 
-// The linear-quadratic model of lqhees (docs/ALGORITHMS.md Section 19): a
+// The linear-quadratic model of lqhees (docs/ALGORITHMS.md Section 22): a
 // weighted least-squares fit of f over an archive of evaluated points, built
 // as pycma's LQModel builds it (cma/fitness_models.py, pycma 4.4.0), but in
 // the coordinates of the HE-ES's sampling distribution,
@@ -54,7 +54,7 @@ const (
 	lqTauThreshold = 0.85
 	// lqFullDim is the largest dimension with the full quadratic model
 	// (chosen: its fit costs O(d^5) per round, 18 million multiply-adds at
-	// d = 20, docs/ALGORITHMS.md Section 19).
+	// d = 20, docs/ALGORITHMS.md Section 22).
 	lqFullDim = 20
 	// lqMaxDim is the largest dimension with a model at all (chosen: the
 	// fit of the quadratic in each y_i costs about 6 d^3 multiply-adds per
@@ -63,7 +63,7 @@ const (
 	// lqErrorRatio: the model below the full quadratic predicts well only
 	// while its values of the candidates evaluated lie within lqErrorRatio
 	// times the range of its values over the population of the true ones
-	// (chosen, docs/ALGORITHMS.md Section 19).
+	// (chosen, docs/ALGORITHMS.md Section 22).
 	lqErrorRatio = 0.2
 	// lqFitEvery bounds the interval, in iterations, between two fits
 	// while the model keeps failing (chosen: the interval doubles with

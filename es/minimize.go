@@ -106,8 +106,9 @@ type Options struct {
 	// few evaluations of the budget may stay unused.
 	MaxEvals int
 	// Target, when not nil, stops the run with ReasonTarget after the
-	// first generation that evaluated a value <= *Target. Nil means no
-	// target.
+	// first generation that evaluated a value <= *Target (for a
+	// Recommender, whose recommendation's estimated value is <= *Target;
+	// Limits.Target). Nil means no target.
 	Target *float64
 	// MaxTime limits the wall-clock time of the call. 0 means no limit.
 	// When it passes, no evaluation starts, the context of the evaluations
@@ -127,6 +128,15 @@ type Options struct {
 	// stops a run on what the strategy does not see, such as the
 	// noise-free value of a noisy test problem reaching its target.
 	Stop func(Progress) Reason
+	// Abandoned, when not nil, is called in the calling goroutine with a
+	// generation that a failed evaluation stopped (under OnErrorStop): its
+	// candidates, the values of the rows evaluated before the stop and
+	// which rows those are (the matrix and slices are the run's: copy what
+	// you keep). Their values count for no best point, since which rows
+	// were evaluated depends on Workers and timing; this is where a caller
+	// keeps them (hees run -log writes them as rows of status
+	// "abandoned").
+	Abandoned func(pop *linalg.Dense, f []float64, evaluated []bool)
 	// Trace, when not nil, receives a row after every generation (see
 	// Trace for the columns and the cost), none for the batch of Inject.
 	Trace *Trace
@@ -264,7 +274,7 @@ type Progress struct {
 // Result is the outcome of Minimize.
 type Result struct {
 	// X is the best point found (nil when no value below +Inf was found)
-	// and F its value (+Inf then).
+	// and F its value (+Inf then): the best single evaluation.
 	X []float64
 	F float64
 	// Evals counts objective evaluations: those told to the strategy over
@@ -281,6 +291,12 @@ type Result struct {
 	// Restarts is the number of restarts of a restarting strategy (IPOP),
 	// 0 otherwise.
 	Restarts int
+	// Recommendation is the point the strategy recommends apart from X,
+	// with its estimated value: a NoiseHandler's mean (Recommender). On a
+	// noisy objective X and F are the luckiest single evaluation, the
+	// Recommendation is the point to use. Its X is nil for the strategies
+	// without one.
+	Recommendation Recommendation
 	// Failures is the number of points of this call whose evaluation
 	// failed (after Options.Retries) and that were told as NaN under
 	// OnErrorWorst; they are counted in Evals.
@@ -336,8 +352,9 @@ func (e *ObjectiveError) Unwrap() error {
 // Each generation, Minimize asks s for its candidates, evaluates them with
 // opt.Workers goroutines and tells s the values in row order, so the run is
 // bit-identical for any number of workers. It stops, checking in this order,
-// when a value is -Inf (ReasonMinusInf), a value reaches opt.Target
-// (ReasonTarget), the strategy's Stop fires (its reason), the next
+// when a value is -Inf (ReasonMinusInf), a value (for a Recommender, its
+// recommendation's estimate) reaches opt.Target (ReasonTarget), the
+// strategy's Stop fires (its reason), the next
 // generation would exceed opt.MaxEvals (ReasonMaxEvals), or ctx is canceled
 // (ReasonCanceled) or opt.MaxTime passes (ReasonTimeLimit); a Run applies
 // these rules, which a caller who evaluates the candidates elsewhere can use
@@ -448,6 +465,9 @@ func Minimize(ctx context.Context, p Problem, s Strategy, opt Options) (Result, 
 			// The generation is not told, and none of its values
 			// counts for the best so far: which rows were evaluated
 			// before the stop depends on timing.
+			if opt.Abandoned != nil {
+				opt.Abandoned(pop, ev.f, ev.evaluated)
+			}
 			run.Stop(ReasonObjectiveError, ev.evaluated)
 			return finish()
 		}

@@ -52,6 +52,8 @@ func Load(data []byte) (Strategy, error) {
 		s = new(IPOP)
 	case bipopStateName:
 		s = new(BIPOP)
+	case noiseStateName:
+		s = new(NoiseHandler)
 	default:
 		r, err := lookup(name)
 		if err != nil {

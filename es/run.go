@@ -15,7 +15,11 @@ type Limits struct {
 	// is not asked: the run stops with ReasonMaxEvals before it.
 	MaxEvals int
 	// Target, when not nil, stops the run with ReasonTarget after the
-	// first generation that evaluated a value <= *Target.
+	// first generation that evaluated a value <= *Target; for a strategy
+	// that recommends a point (a Recommender, such as a NoiseHandler),
+	// after the first generation whose recommendation has an estimated
+	// value <= *Target, since under noise a single value at the target
+	// is luck.
 	Target *float64
 }
 
@@ -147,6 +151,10 @@ func (r *Run) Tell(f []float64) error {
 		r.reason = ReasonStrategyError
 		return err
 	}
+	if rec, ok := r.s.(Recommender); ok {
+		v := rec.Recommend()
+		reached = r.limits.Target != nil && v.Evals > 0 && v.F <= *r.limits.Target
+	}
 	r.rows = 0
 	switch {
 	case minusInf:
@@ -237,7 +245,7 @@ func (r *Run) Result() Result {
 	if x != nil {
 		x = append([]float64(nil), x...)
 	}
-	return Result{
+	res := Result{
 		X:           x,
 		F:           f,
 		Evals:       r.s.Evals() + r.abandoned,
@@ -245,6 +253,10 @@ func (r *Run) Result() Result {
 		Reason:      r.reason,
 		Restarts:    r.Restarts(),
 	}
+	if rec, ok := r.s.(Recommender); ok {
+		res.Recommendation = rec.Recommend()
+	}
+	return res
 }
 
 // restarter is implemented by strategies that restart (IPOP).

@@ -24,13 +24,20 @@ import (
 // written as version 1, byte for byte as before they existed, so version 2
 // marks exactly the states that version 1 readers could not run.
 //
+// Version 4 adds the discrete coordinates of Config.Steps and Config.Margin
+// after the fields of version 2, and the margin's factors at the end of
+// the state (docs/ALGORITHMS.md Section 19); only a state with discrete
+// coordinates is written in it (hees2, cmaes, and IPOP and BIPOP around
+// them), so version 4 marks exactly the states that earlier readers could
+// not run.
+//
 // Version 3 is the format of the strategies that keep no d×d
 // transformation (es11, and the strategies of O(d) memory): the slot for
 // A after sigma is gone (marshalCore's shape), and the fields of version 2
 // are always present. Versions 1 and 2 of es11 hold the identity there.
 const (
 	stateMagic   = "hees-es/"
-	stateVersion = 3 // the latest version; this build reads 1 to 3
+	stateVersion = 4 // the latest version; this build reads 1 to 4
 	// stateVersionPlain is the version of a state without bounds and
 	// scales.
 	stateVersionPlain = 1
@@ -38,6 +45,8 @@ const (
 	stateVersionBounds = 2
 	// stateVersionNoA is the version without the slot for A.
 	stateVersionNoA = 3
+	// stateVersionSteps is the version with discrete coordinates.
+	stateVersionSteps = 4
 )
 
 // stateHeader returns the header line of a saved state of strategy name in
@@ -125,14 +134,15 @@ func newStateWriterVersion(name string, v int) *stateWriter {
 	return &stateWriter{name: name, version: v, b: []byte(stateHeaderVersion(name, v))}
 }
 
-// upgrade marks a plain state as version 2, for the fields of bounds and
-// scales; the fields written so far stay.
-func (w *stateWriter) upgrade() {
-	if w.version >= stateVersionBounds {
+// upgrade marks a state of an earlier version as version v (2 for the
+// fields of bounds and scales, 4 for discrete coordinates); the fields
+// written so far stay.
+func (w *stateWriter) upgrade(v int) {
+	if w.version >= v {
 		return
 	}
 	head := len(stateHeaderVersion(w.name, w.version))
-	w.version = stateVersionBounds
+	w.version = v
 	w.b = append([]byte(stateHeaderVersion(w.name, w.version)), w.b[head:]...)
 }
 

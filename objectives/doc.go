@@ -14,7 +14,11 @@
 // NewEllipsoid, NewRotatedEllipsoid, NewCigar, NewDiscus, NewTwoAxes,
 // NewDiffPowers, NewRosenbrock, NewRastrigin, NewQuadratic (from a given
 // Hessian) and NewRandomQuadratic (seeded). Their box of interest is
-// [−3, 3]^d.
+// [−3, 3]^d. NewNoisyClassic adds Gaussian noise to any of them, additive
+// (f + s·N) or multiplicative (f·(1 + s·N)); the specs write it as
+// "sphere:noise=add,sigma=0.1" or "rosenbrock:noise=mul", and the result is
+// a [Noisy] whose noise comes from the same two sources as bbob-noisy's
+// (below).
 //
 // # BBOB
 //

@@ -58,15 +58,18 @@ func Names() []string {
 // NewEllipsoid, NewRotatedEllipsoid, NewCigar, NewDiscus, NewTwoAxes,
 // NewDiffPowers, NewRosenbrock, NewRastrigin, NewRandomQuadratic) for the
 // definitions. cond is a number >= 1 (default 1e6) and seed an unsigned
-// integer (default 1). Leading zeros in N and I are allowed; the COCO
-// suites take no parameters.
+// integer (default 1). Every classic function also takes noise (add or
+// mul) and sigma (a positive number, default 0.1, only with noise): the
+// function with Gaussian noise, f + sigma·N or f·(1 + sigma·N)
+// (NewNoisyClassic), as in "sphere:noise=add,sigma=0.01". Leading zeros in
+// N and I are allowed; the COCO suites take no parameters.
 //
 // An unknown name, an unknown or repeated parameter, a malformed value or a
 // dimension the function does not support is an error that says which (an
 // unknown name lists the valid ones). For every problem p that Parse
 // builds, Parse(p.Name(), p.Dim()) builds the same problem again. The
 // bbob-noisy problems are Noisy (NewBBOBNoisy), each with COCO's noise
-// sequence at its start.
+// sequence at its start, and so are the classic functions with noise.
 func Parse(spec string, dim int) (Problem, error) {
 	name, args, hasArgs := strings.Cut(strings.TrimSpace(spec), ":")
 	for _, s := range suites {
@@ -83,15 +86,16 @@ func Parse(spec string, dim int) (Problem, error) {
 	}
 	c := classicFunctions[i]
 	cond, seed := float64(DefaultCond), uint64(DefaultSeed)
+	noise, noiseSigma := "", float64(DefaultNoiseSigma)
+	seen := map[string]bool{}
 	if hasArgs {
-		seen := map[string]bool{}
 		for _, arg := range strings.Split(args, ",") {
 			key, value, ok := strings.Cut(arg, "=")
 			key, value = strings.TrimSpace(key), strings.TrimSpace(value)
 			if !ok || key == "" || value == "" {
 				return nil, fmt.Errorf("objectives: %s: parameter %q is not key=value", name, arg)
 			}
-			if !slices.Contains(c.params, key) {
+			if !slices.Contains(c.params, key) && !slices.Contains(noiseParams, key) {
 				return nil, fmt.Errorf("objectives: %s: unknown parameter %q; %s", name, key, acceptedParams(c))
 			}
 			if seen[key] {
@@ -104,27 +108,43 @@ func Parse(spec string, dim int) (Problem, error) {
 				cond, err = strconv.ParseFloat(value, 64)
 			case "seed":
 				seed, err = strconv.ParseUint(value, 10, 64)
+			case "noise":
+				noise = value
+			case "sigma":
+				noiseSigma, err = strconv.ParseFloat(value, 64)
 			}
 			if err != nil {
 				return nil, fmt.Errorf("objectives: %s: %s=%q is not a valid %s", name, key, value, paramKind[key])
 			}
 		}
 	}
-	return c.build(dim, cond, seed)
+	if noise == "" {
+		if seen["sigma"] {
+			return nil, fmt.Errorf("objectives: %s: sigma= needs noise=%s or noise=%s", name, NoiseAdditive, NoiseMultiplicative)
+		}
+		return c.build(dim, cond, seed)
+	}
+	p, err := c.build(dim, cond, seed)
+	if err != nil {
+		return nil, err
+	}
+	return NewNoisyClassic(p, noise, noiseSigma)
 }
+
+// noiseParams are the parameters every classic function takes: the noise
+// model and its level (NewNoisyClassic).
+var noiseParams = []string{"noise", "sigma"}
 
 // paramKind says what each parameter's value must be.
 var paramKind = map[string]string{
-	"cond": "number",
-	"seed": "unsigned integer",
+	"cond":  "number",
+	"seed":  "unsigned integer",
+	"sigma": "number",
 }
 
 // acceptedParams describes the parameters of c for an error message.
 func acceptedParams(c classicFunction) string {
-	if len(c.params) == 0 {
-		return "it takes none"
-	}
-	return "it takes " + strings.Join(c.params, ", ")
+	return "it takes " + strings.Join(append(slices.Clone(c.params), noiseParams...), ", ")
 }
 
 // validNames is the list of names for the unknown-name error.

@@ -31,6 +31,8 @@ func benchFlags(b *benchSettings) (*flag.FlagSet, *benchLists) {
 	fs.Float64Var(&b.Sigma0, "sigma0", 2, "initial step size `S`")
 	fs.StringVar(&lists.lower, "lower", "", "lower bounds `L` of every run, as on hees run (d numbers only with a single -dims); the runs keep -sigma0")
 	fs.StringVar(&lists.upper, "upper", "", "upper bounds `U` of every run, as on hees run")
+	fs.BoolVar(&b.Margin, "margin", false, "with -suite bbob-mixint, give "+strategiesWith(func(i es.Info) bool { return i.Margin }, "and")+
+		" the integer coordinates as discrete ones, with the margin of CMA-ES with Margin (labels end in -margin); without it the problem rounds")
 	fs.IntVar(&b.Pairs, "pairs", 0, "with -algo "+strategiesWith(populationIs(es.PopulationPairs), "or")+" (each strategy of -algo), `N` mirrored pairs (0: the default)")
 	fs.IntVar(&b.Lambda, "lambda", 0, "with -algo "+strategiesWith(populationIs(es.PopulationLambda), "or")+" (each strategy of -algo), the population size `N` (0: the default)")
 	fs.IntVar(&b.Workers, "workers", 0, "number `W` of runs at a time; 0 means the number of CPUs")
@@ -150,6 +152,8 @@ func (b *benchSettings) check(l *benchLists) error {
 		return usagef("-out is required: the directory of the results")
 	case b.quiet && b.verbose:
 		return usagef("-q and -v exclude each other")
+	case b.Margin && (b.Suite != "bbob-mixint" || b.Lower != nil || b.Upper != nil):
+		return usagef("-margin is for -suite bbob-mixint, without -lower and -upper")
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/hees-dev/hees/internal/runner"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -30,7 +31,7 @@ func init() {
 		cliCase{"resume_no_file", []string{"resume", "-json"}, ""},
 		cliCase{"resume_two_files", []string{"resume", "a.hees", "-q", "b.hees"}, ""},
 		cliCase{"resume_missing_file", []string{"resume", "testdata/missing.hees"}, ""},
-		cliCase{"resume_unknown_flag", []string{"resume", "-max-evals", "5", "testdata/missing.hees"}, ""},
+		cliCase{"resume_unknown_flag", []string{"resume", "-algo", "cmaes", "testdata/missing.hees"}, ""},
 		cliCase{"resume_negative_workers", []string{"resume", "-workers", "-1", "testdata/missing.hees"}, ""},
 		cliCase{"resume_foreign_file", []string{"resume", "testdata/help.golden"}, ""},
 		cliCase{"resume_truncated_file", []string{"resume", "testdata/truncated.hees"}, ""},
@@ -311,7 +312,7 @@ func TestResumeBadFiles(t *testing.T) {
 		{"trailing bytes", append(bytes.Clone(valid), '\n'), `hees resume: DIR/trailing bytes: statefile: corrupt: 1 unexpected bytes after the checksum`, exitFailure},
 		{"version", version, `hees resume: DIR/version: statefile: unsupported format version 2 \(this build reads version 1\)`, exitFailure},
 		{"foreign", []byte("generation,evals\n1,2\n"), `hees resume: DIR/foreign: statefile: not a hees state file \(it does not start with the state file signature\)`, exitFailure},
-		{"ask-tell state", readFile(t, askTell), `hees resume: DIR/ask-tell state: statefile: wrong kind: the file holds "ask-tell/v2", want "checkpoint/v1"`, exitFailure},
+		{"ask-tell state", readFile(t, askTell), `hees resume: DIR/ask-tell state: statefile: wrong kind: the file holds "ask-tell/v3", want "checkpoint/v1"`, exitFailure},
 		{"bad json", badJSON, `hees resume: DIR/bad json: bad checkpoint: unexpected EOF`, exitFailure},
 		{"unknown field", unknownField, `hees resume: DIR/unknown field: bad checkpoint: json: unknown field "runs"`, exitFailure},
 		{"bad strategy", reencode(func(c *checkpoint.State) { c.File.Run.Restarts = "ipop" }),
@@ -614,4 +615,114 @@ func encodeState(st *checkpoint.State) ([]byte, error) {
 		return nil, err
 	}
 	return statefile.Encode(checkpoint.Kind, payload)
+}
+
+// TestResumeNewLimits extends finished runs with hees resume -max-evals
+// and -target: a run stopped at its budget or target goes on to the new
+// one with the bits of a run that had it from the start; limits that do
+// not change the stop print the summary again, unchanged; a strategy's
+// own stop is one line of error; and nothing is written then.
+func TestResumeNewLimits(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"-f", "rosenbrock", "-d", "4", "-seed", "3"}
+	path := filepath.Join(dir, "run.hees")
+	_, short := runJSON(t, append(args, "-max-evals", "300", "-checkpoint", path)...)
+	_, want := runJSON(t, append(args, "-max-evals", "3000")...)
+	_, deeper := runJSON(t, append(args, "-max-evals", "5000", "-target", "1e-14")...)
+	if !strings.Contains(short, `"stop_reason":"max evaluations"`) || !strings.Contains(want, `"stop_reason":"target reached"`) ||
+		!strings.Contains(deeper, `"stop_reason":"target reached"`) {
+		t.Fatalf("the runs do not stop as the test needs:\n%s%s%s", short, want, deeper)
+	}
+	same := func(what, wantOut, wantErr string, args ...string) {
+		t.Helper()
+		before := readFile(t, path)
+		code, out, errOut := runCLI(append([]string{"resume", "-json", path}, args...)...)
+		if code != exitOK || out != wantOut || !strings.Contains(errOut, wantErr) {
+			t.Errorf("%s: exit %d, stdout\n%s, stderr %q; want\n%s", what, code, out, errOut, wantOut)
+		}
+		if wantErr != "" && !bytes.Equal(readFile(t, path), before) {
+			t.Errorf("%s: the checkpoint was rewritten", what)
+		}
+	}
+	same("a budget below the evaluations", short, "which the new limits do not change", "-max-evals", "200")
+	same("a larger budget", want, "", "-max-evals", "3000")
+	same("a larger budget after the target", want, "which the new limits do not change", "-max-evals", "5000")
+	same("a lower target", deeper, "", "-max-evals", "5000", "-target", "1e-14")
+
+	// hees2 on the sphere in d = 2 without a target stops by tolfun.
+	path = filepath.Join(dir, "tolfun.hees")
+	runJSON(t, "-f", "sphere", "-d", "2", "-target", "none", "-checkpoint", path)
+	before := readFile(t, path)
+	code, out, errOut := runCLI("resume", path, "-max-evals", "1e6")
+	if code != exitFailure || out != "" || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, `stopped for "tolfun", its strategy's own stop`) {
+		t.Errorf("a strategy's own stop: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	if !bytes.Equal(readFile(t, path), before) {
+		t.Error("a strategy's own stop: the checkpoint was rewritten")
+	}
+	if code, _, errOut := runCLI("resume", path, "-max-time", "-1s"); code != exitUsage || !strings.Contains(errOut, "-max-time -1s") {
+		t.Errorf("-max-time -1s: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// TestStatusCheckpoint reads checkpoints with hees status, given as
+// -checkpoint or -state: a finished run's status is the summary of hees
+// run (the same JSON fields and values) with its step size; a run that
+// can go on says how; the file is never changed; a missing file, an
+// ask/tell state given as -checkpoint and both flags at once are one line
+// of error each.
+func TestStatusCheckpoint(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "run.hees")
+	_, want := runJSON(t, "-f", "sphere", "-d", "3", "-checkpoint", path)
+	before := readFile(t, path)
+	for _, flag := range []string{"-checkpoint", "-state"} {
+		code, out, errOut := runCLI("status", flag, path, "-json")
+		var got, run map[string]any
+		if err := json.Unmarshal([]byte(out), &got); code != exitOK || err != nil || errOut != "" {
+			t.Fatalf("status %s -json: exit %d, %v, stdout %q, stderr %q", flag, code, err, out, errOut)
+		}
+		json.Unmarshal([]byte(want), &run)
+		for k, v := range run {
+			if !reflect.DeepEqual(got[k], v) {
+				t.Errorf("status %s -json: %s = %v, hees run printed %v", flag, k, got[k], v)
+			}
+		}
+		if s, ok := got["sigma"].(float64); !ok || !(s > 0) {
+			t.Errorf("status %s -json: sigma %v", flag, got["sigma"])
+		}
+		code, out, _ = runCLI("status", flag, path)
+		if code != exitOK || !strings.Contains(out, "stop reason  target reached\n") || !strings.Contains(out, "state        finished\n") {
+			t.Errorf("status %s: exit %d, stdout\n%s", flag, code, out)
+		}
+	}
+	if !bytes.Equal(readFile(t, path), before) {
+		t.Error("status changed the checkpoint")
+	}
+
+	going := filepath.Join(dir, "going.hees")
+	runCLI("run", "-f", "sphere", "-d", "3", "-max-time", "1ns", "-target", "none", "-checkpoint", going)
+	code, out, _ := runCLI("status", "-checkpoint", going)
+	if code != exitOK || !strings.Contains(out, "stop reason  none yet\n") || !strings.Contains(out, "continue it with: hees resume "+going) {
+		t.Errorf("a run that can go on: exit %d, stdout\n%s", code, out)
+	}
+
+	state := filepath.Join(dir, "run.state")
+	mustCLI(t, "", "init", "-state", state, "-d", "2")
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"-checkpoint", filepath.Join(dir, "none.hees")}, exitUsage, "does not exist"},
+		{[]string{"-checkpoint", state}, exitFailure, "wrong kind"},
+		{[]string{"-checkpoint", path, "-state", state}, exitUsage, "give -state or -checkpoint, not both"},
+		{[]string{"-checkpoint", path, "-watch", "1s"}, exitUsage, "-watch is for -state"},
+		{nil, exitUsage, "-state FILE (or -checkpoint FILE) is required"},
+	} {
+		code, out, errOut := runCLI(append([]string{"status"}, c.args...)...)
+		if code != c.code || out != "" || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, c.want) {
+			t.Errorf("status %q: exit %d, stdout %q, stderr %q; want exit %d and %q", c.args, code, out, errOut, c.code, c.want)
+		}
+	}
 }

@@ -413,3 +413,38 @@ func runContext() (context.Context, context.CancelFunc) {
 	context.AfterFunc(ctx, stop)
 	return ctx, stop
 }
+
+// lazyPoint is -x0 of hees run, which holds numbers, or with -space the
+// values of the space's parameters: Set keeps the text and reads it as
+// numbers into into, keeping the error, and the command reports the error
+// (as the flag package would have) only when there is no space
+// (numbers).
+type lazyPoint struct {
+	into *pointFlag
+	raw  string
+	set  bool
+	err  error
+}
+
+func (p *lazyPoint) String() string {
+	if p.into == nil {
+		return ""
+	}
+	return p.into.String()
+}
+
+func (p *lazyPoint) Set(s string) error {
+	p.raw, p.set = s, true
+	*p.into = nil
+	p.err = p.into.Set(s)
+	return nil
+}
+
+// numbersErr is the error of -x0 read as numbers, in the flag package's
+// words, or nil.
+func (p *lazyPoint) numbersErr(cmd string) error {
+	if p.err == nil {
+		return nil
+	}
+	return usagef("invalid value %q for flag -x0: %v (run 'hees help %s')", p.raw, p.err, cmd)
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/hees-dev/hees/internal/checkpoint"
+	"github.com/hees-dev/hees/internal/runspec"
 	"github.com/hees-dev/hees/internal/session"
 	"math"
 	"os"
@@ -74,8 +75,8 @@ func tellState(tb testing.TB) []byte {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	ss, err := session.New(session.Settings{RunID: fuzzRunID, Algo: sf.algo, Restarts: sf.restarts, Seed: sf.seed,
-		Target: float(1e-8), Retries: defaultRetries, OnError: session.OnErrorStop}, s)
+	ss, err := session.New(session.Settings{RunID: fuzzRunID, Spec: runspec.Spec{Algo: sf.algo, Restarts: sf.restarts, Seed: sf.seed,
+		Target: float(1e-8), Retries: defaultRetries, LostLeases: session.DefaultLostLeases, OnError: es.OnErrorStop}}, s)
 	if err != nil {
 		tb.Fatal(err)
 	}

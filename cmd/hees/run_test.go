@@ -44,7 +44,8 @@ func TestMain(m *testing.M) {
 
 // objectiveProgram is the external program of the -cmd tests: it reads
 // points, one per line, and answers the value of the problem in
-// $HEES_TEST_PROBLEM (a spec of package objectives) at each. Its failures
+// $HEES_TEST_PROBLEM (a spec of package objectives) at each (a point is
+// numbers, or the values of a space: see objectiveInput). Its failures
 // are set by the environment: after $HEES_TEST_CRASH_AFTER answers it writes
 // a message on stderr and exits with status 3; after $HEES_TEST_BAD_AFTER
 // answers it answers "oops"; $HEES_TEST_DELAY (a duration) is slept before
@@ -69,15 +70,10 @@ func objectiveProgram(stdin io.Reader, stdout, stderr io.Writer) int {
 	var problem objectives.Problem
 	sc := bufio.NewScanner(stdin)
 	for n := 0; sc.Scan(); n++ {
-		words := strings.Fields(sc.Text())
-		x := make([]float64, len(words))
-		for i, w := range words {
-			v, err := strconv.ParseFloat(w, 64)
-			if err != nil {
-				fmt.Fprintf(stderr, "objective: bad input %q\n", w)
-				return 4
-			}
-			x[i] = v
+		x, err := objectiveInput(sc.Text())
+		if err != nil {
+			fmt.Fprintf(stderr, "objective: bad input: %v\n", err)
+			return 4
 		}
 		if problem == nil {
 			p, err := objectives.Parse(os.Getenv("HEES_TEST_PROBLEM"), len(x))

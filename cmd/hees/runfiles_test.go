@@ -320,3 +320,33 @@ func TestRunTraceDefaultInterval(t *testing.T) {
 		}
 	}
 }
+
+// TestRunLogAbandoned: a program that fails in the first generation under
+// -on-error stop: the points it evaluated before are in the log with the
+// status abandoned and their values, none with another status.
+func TestRunLogAbandoned(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "log.csv")
+	setObjectiveEnv(t, "sphere", "HEES_TEST_CRASH_AFTER=7")
+	code, _, stderr := runCLI("run", "-cmd", selfCommand(t), "-d", "3", "-pairs", "6", "-log", log)
+	if code != exitFailure {
+		t.Fatalf("exit %d, stderr %s", code, stderr)
+	}
+	_, _, rows := readLog(t, log)
+	if len(rows) != 7 {
+		t.Fatalf("%d rows, want the 7 evaluated before the failure", len(rows))
+	}
+	p, err := objectives.Parse("sphere", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range rows {
+		x := make([]float64, 3)
+		for j := range x {
+			x[j], _ = strconv.ParseFloat(r[5+j], 64)
+		}
+		if r[0] != strconv.Itoa(i+1) || r[3] != "abandoned" || r[4] != strconv.FormatFloat(p.Eval(x), 'g', -1, 64) {
+			t.Errorf("row %d: %v", i, r)
+		}
+	}
+}

@@ -100,6 +100,10 @@ const (
 	// StatusFailed: the evaluation failed; f holds the value the
 	// strategy was told in its place (NaN ranks worst).
 	StatusFailed Status = "failed"
+	// StatusAbandoned: the objective returned the value in column f, but
+	// a failure stopped the run before the generation was told: the
+	// strategy never saw it, and it counts for no best point.
+	StatusAbandoned Status = "abandoned"
 )
 
 // InjectedGeneration is the generation column of the rows of known points
@@ -120,7 +124,30 @@ const InjectedGeneration = -1
 type Log struct {
 	file *os.File
 	dim  int
+	cols Columns
 	buf  []byte
+}
+
+// Columns describes the point columns of a log whose points are not
+// written as d plain numbers x1 ... xd: the parameters of a search space
+// (hees run -space), one column per coordinate.
+type Columns struct {
+	// Names are the names of the columns, one per coordinate (nil: x1 ...
+	// xd); they must be valid CSV fields without quoting.
+	Names []string
+	// Append appends the cells of the point x to dst, separated by commas
+	// (nil: each coordinate in the shortest form that reads back to the
+	// same float64). A cell must need no CSV quoting.
+	Append func(dst []byte, x []float64) []byte
+}
+
+// header returns the header line of a log in d dimensions with the
+// columns c, without its newline.
+func (c Columns) header(d int) string {
+	if c.Names == nil {
+		return LogHeader(d)
+	}
+	return "evaluation,generation,row,status,f," + strings.Join(c.Names, ",")
 }
 
 // LogHeader returns the header line of a log of points of d coordinates,
@@ -145,7 +172,7 @@ func LogHeader(d int) string {
 // interleaving its rows (on a file system without locks, nothing is
 // locked).
 func OpenLog(path string, d int, meta []Field) (*Log, error) {
-	return openLog(path, d, meta, -1)
+	return openLog(path, d, meta, -1, Columns{})
 }
 
 // ResumeLog opens the log at path as OpenLog does, for a run resumed from
@@ -158,20 +185,24 @@ func OpenLog(path string, d int, meta []Field) (*Log, error) {
 // error, as is a log without rows of the run; an empty or new file is
 // started afresh.
 func ResumeLog(path string, d int, meta []Field, evals int) (*Log, error) {
-	return openLog(path, d, meta, evals)
+	return openLog(path, d, meta, evals, Columns{})
 }
 
 // RedoneComment starts the comment line that keeps a row a resumed run
 // evaluated again (ResumeLog); the row follows it.
 const RedoneComment = "# evaluated again after the resume: "
 
-// openLog is OpenLog, and ResumeLog for resumed >= 0.
-func openLog(path string, d int, meta []Field, resumed int) (*Log, error) {
+// openLog is OpenLog, and ResumeLog for resumed >= 0, with the point
+// columns cols.
+func openLog(path string, d int, meta []Field, resumed int, cols Columns) (*Log, error) {
+	if cols.Names != nil && len(cols.Names) != d {
+		return nil, fmt.Errorf("runlog: %d column names for a log in %d dimensions", len(cols.Names), d)
+	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, err
 	}
-	l := &Log{file: f, dim: d}
+	l := &Log{file: f, dim: d, cols: cols}
 	if err := l.start(meta, resumed); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("%s: %w", path, err)
@@ -198,7 +229,7 @@ func (l *Log) start(meta []Field, resumed int) error {
 	case err != nil && !errors.Is(err, atomicfile.ErrLockUnsupported) && !errors.Is(err, errors.ErrUnsupported):
 		return err
 	}
-	header := LogHeader(l.dim)
+	header := l.cols.header(l.dim)
 	head := Comment(meta)
 	if size := info.Size(); size == 0 {
 		head = append(head, header+"\n"...)
@@ -206,6 +237,9 @@ func (l *Log) start(meta []Field, resumed int) error {
 		got, err := ReadHeader(l.file)
 		if err != nil {
 			return err
+		}
+		if got != header && l.cols.Names != nil {
+			return fmt.Errorf("its header is not the one of a log of this space's parameters (%.60q...): give another -log file", got)
 		}
 		if got != header {
 			return fmt.Errorf("its header is not the one of a log in %d dimensions (%.60q...): give another -log file", l.dim, got)
@@ -362,9 +396,14 @@ func (l *Log) Generation(first, gen int, x *linalg.Dense, f []float64, status []
 		buf = append(buf, st...)
 		buf = append(buf, ',')
 		buf = strconv.AppendFloat(buf, f[i], 'g', -1, 64)
-		for _, v := range x.RawRow(i) {
+		if l.cols.Append != nil {
 			buf = append(buf, ',')
-			buf = strconv.AppendFloat(buf, v, 'g', -1, 64)
+			buf = l.cols.Append(buf, x.RawRow(i))
+		} else {
+			for _, v := range x.RawRow(i) {
+				buf = append(buf, ',')
+				buf = strconv.AppendFloat(buf, v, 'g', -1, 64)
+			}
 		}
 		buf = append(buf, '\n')
 	}

@@ -202,3 +202,42 @@ func readAll(t *testing.T, path string) string {
 	}
 	return string(data)
 }
+
+// TestLogColumns: a log with named columns writes its points with the
+// columns' Append, and refuses a file whose header names other columns.
+func TestLogColumns(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "log.csv")
+	cols := Columns{Names: []string{"lr", "act"}, Append: func(dst []byte, x []float64) []byte {
+		return fmt.Appendf(dst, "%g,%s", x[0], []string{"relu", "tanh"}[int(x[1])])
+	}}
+	f, err := OpenFiles(FilesConfig{LogPath: path, Dim: 2, Columns: cols})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := linalg.NewDense(2, 2, []float64{0.001, 1, 0.5, 0})
+	if err := f.log.Generation(1, 0, x, []float64{3, 4}, nil); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	want := "evaluation,generation,row,status,f,lr,act\n1,0,0,ok,3,0.001,tanh\n2,0,1,ok,4,0.5,relu\n"
+	if got := string(readTestFile(t, path)); got != want {
+		t.Errorf("log\n%s\nwant\n%s", got, want)
+	}
+	cols.Names = []string{"lr", "activation"}
+	if _, err := OpenFiles(FilesConfig{LogPath: path, Dim: 2, Columns: cols}); err == nil || !strings.Contains(err.Error(), "not the one of a log of this space's parameters") {
+		t.Errorf("other columns: %v", err)
+	}
+	if _, err := OpenFiles(FilesConfig{LogPath: path, Dim: 3, Columns: cols}); err == nil {
+		t.Error("3 dimensions with 2 names")
+	}
+}
+
+// readTestFile returns the content of path.
+func readTestFile(t *testing.T, path string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
