@@ -120,7 +120,7 @@ func runInit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	const name = "hees init"
 	var (
 		sf       strategyFlags
-		maxEvals = countFlag{def: "none"}
+		maxEvals = countFlag{def: fmt.Sprintf("%d*d, as hees run", budgetPerDim)}
 		target   = targetFlag{def: "none"}
 	)
 	fs, path := stateFlagSet(name)
@@ -168,6 +168,9 @@ func runInit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return report(stderr, name, &usageError{err.Error()})
 	}
+	if !maxEvals.set {
+		maxEvals.n = budgetPerDim * *dim
+	}
 	inject, err := readInject(*injectFile, s, maxEvals.n)
 	if err != nil {
 		return report(stderr, name, err)
@@ -196,7 +199,7 @@ func runAsk(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	const name = "hees ask"
 	fs, path := stateFlagSet(name)
 	claim := fs.Int("claim", 0, "claim up to `N` candidates that no live lease holds, and lease them")
-	lease := fs.Duration("lease", defaultClaimLease, "with -claim, lease the candidates for `DURATION` (it must outlast their evaluation)")
+	lease := fs.Duration("lease", defaultClaimLease, "with -claim, lease the candidates for `DURATION`; it must outlast their evaluation, since hees ask does not renew it (hees worker renews its shorter lease while it evaluates)")
 	wait := fs.Bool("wait", false, "with -claim, wait until a candidate can be claimed or the run stops")
 	if status, done := parseStateFlags(fs, path, args, askHelp, stdout, stderr); done {
 		return status
@@ -361,6 +364,8 @@ type statusReport struct {
 	Pending    int            `json:"pending"`
 	Leased     int            `json:"leased"`
 	Sigma      jsonFloat      `json:"sigma"`
+	MaxEvals   int            `json:"max_evals"` // 0: none
+	Target     *jsonFloat     `json:"target"`    // null: none
 	FBest      jsonFloat      `json:"f_best"`
 	XBest      []jsonFloat    `json:"x_best"`
 	StopReason es.Reason      `json:"stop_reason"`
@@ -404,6 +409,10 @@ func newStatusReport(v *session.View, now time.Time) statusReport {
 		Told: v.NumTold(), Pending: v.Rows() - v.NumTold(), Leased: v.Leased(now),
 		Sigma: jsonFloat(v.Sigma), FBest: jsonFloat(f), XBest: jsonFloats(x),
 		StopReason: v.StopReason(), StopDetail: v.Header.StopDetail, Lock: v.Lock,
+		MaxEvals: v.Spec.MaxEvals,
+	}
+	if t := v.Spec.Target; t != nil {
+		rep.Target = (*jsonFloat)(t)
 	}
 	for row := range v.Rows() {
 		id := v.ID(row).String()
@@ -533,6 +542,14 @@ func printStatus(name string, rep statusReport, asJSON bool, stdout, stderr io.W
 	}
 	fmt.Fprintf(stdout, "best x       %s\n", formatBest(x))
 	fmt.Fprintf(stdout, "sigma        %s\n", formatValue(float64(rep.Sigma)))
+	limits := "budget none"
+	if rep.MaxEvals > 0 {
+		limits = fmt.Sprintf("budget %d evaluations", rep.MaxEvals)
+	}
+	if rep.Target != nil {
+		limits += ", target " + formatValue(float64(*rep.Target))
+	}
+	fmt.Fprintf(stdout, "limits       %s\n", limits)
 	fmt.Fprintf(stdout, "state        %s\n", state)
 	now := time.Now()
 	for _, l := range rep.Leases {

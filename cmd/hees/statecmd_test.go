@@ -421,9 +421,17 @@ func TestInitAndFiles(t *testing.T) {
 	}
 	human := mustCLI(t, "", "status", "-state", path)
 	want := "strategy     hees2, seed 1, d = 4, run " + runID(t, path) + "\ngeneration   0: 0 told, 9 pending (0 leased)\nevaluations  0\n" +
-		"best value   +Inf\nbest x       none (no value below +Inf)\nsigma        2\nstate        running\n"
+		"best value   +Inf\nbest x       none (no value below +Inf)\nsigma        2\nlimits       budget 40000 evaluations\nstate        running\n"
 	if human != want {
 		t.Errorf("status:\n%s\nwant:\n%s", human, want)
+	}
+	// The default budget is hees run's, 10000 d; -max-evals 0 is none.
+	mustCLI(t, "", "init", "-state", path, "-d", "3", "-force", "-max-evals", "0", "-target", "1e-3")
+	if st := status(t, path); st["max_evals"] != 0.0 || st["target"] != 1e-3 {
+		t.Errorf("init -max-evals 0 -target 1e-3: status %v", st)
+	}
+	if human := mustCLI(t, "", "status", "-state", path); !strings.Contains(human, "\nlimits       budget none, target 0.001\n") {
+		t.Errorf("init -max-evals 0 -target 1e-3: status\n%s", human)
 	}
 
 	data, err := os.ReadFile(path)
