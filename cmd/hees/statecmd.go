@@ -104,9 +104,10 @@ func stateFlagSet(name string) (*flag.FlagSet, *string) {
 
 // parseStateFlags is parseFlags for a FlagSet of stateFlagSet, whose
 // -state is path: a missing -state is a usage error too. help is the
-// command's own text; asktellHelp and the flags follow it.
+// command's own text; the pointer to hees help asktell and the flags
+// follow it.
 func parseStateFlags(fs *flag.FlagSet, path *string, args []string, help string, stdout, stderr io.Writer) (status int, done bool) {
-	if status, done := parseFlags(fs, args, help+asktellHelp+"Flags:\n", stdout, stderr); done {
+	if status, done := parseFlags(fs, args, help+asktellPointer+"Flags:\n", stdout, stderr); done {
 		return status, true
 	}
 	if *path == "" {
@@ -444,7 +445,7 @@ func runStatus(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	cpPath := fs.String("checkpoint", "", "the checkpoint `FILE` of a hees run -checkpoint, instead of -state: its best point, evaluations, step size and stop")
 	asJSON := fs.Bool("json", false, "print the status as one JSON object")
 	watch := fs.Duration("watch", 0, "print the status every `INTERVAL` (such as 2s), in place on a terminal, until the run stops or Ctrl-C")
-	if status, done := parseFlags(fs, args, statusHelp+asktellHelp+"Flags:\n", stdout, stderr); done {
+	if status, done := parseFlags(fs, args, statusHelp+asktellPointer+"Flags:\n", stdout, stderr); done {
 		return status
 	}
 	switch {
