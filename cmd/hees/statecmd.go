@@ -10,14 +10,19 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/hees-dev/hees/es"
+	"github.com/hees-dev/hees/internal/boundedfile"
 	"github.com/hees-dev/hees/internal/checkpoint"
 	"github.com/hees-dev/hees/internal/points"
+	"github.com/hees-dev/hees/internal/runlog"
+	"github.com/hees-dev/hees/internal/runner"
 	"github.com/hees-dev/hees/internal/runspec"
+	"github.com/hees-dev/hees/internal/samefile"
 	"github.com/hees-dev/hees/internal/session"
 )
 
@@ -140,8 +145,13 @@ func runInit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	onError := onErrorFlag(es.OnErrorStop)
 	fs.Var(&onError, "on-error", "`POLICY` for a candidate that failed more than -retries times: stop (the run stops) or nan (it is told NaN, ranked worst)")
 	injectFile := fs.String("inject", "", "hand out the known points in `FILE` (one per line, d numbers separated by spaces or commas) first, as IDs i0-<row>@<run>")
+	logFile := fs.String("log", "", "append every evaluation, as hees run -log does, to the new `FILE`: written by whoever completes a generation (tell, worker), so every machine must reach it by the same absolute path")
 	if status, done := parseStateFlags(fs, path, args, initHelp, stdout, stderr); done {
 		return status
+	}
+	logPath, err := initLogPath(*path, *logFile, *force)
+	if err != nil {
+		return report(stderr, name, err)
 	}
 	set := given(fs)
 	sf.sigma0Given = set["sigma0"]
@@ -181,7 +191,7 @@ func runInit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return report(stderr, name, err)
 	}
 	spec := runspec.Spec{Algo: sf.algo, Restarts: sf.restarts, Seed: sf.seed, MaxEvals: maxEvals.n, Target: target.value,
-		Retries: *retries, OnError: es.OnError(onError), LostLeases: *lostLeases}
+		Retries: *retries, OnError: es.OnError(onError), LostLeases: *lostLeases, Log: logPath}
 	ss, err := session.New(session.Settings{RunID: runID, Spec: spec, Lock: lock, Inject: inject}, s)
 	if err != nil {
 		return report(stderr, name, err)
@@ -192,7 +202,48 @@ func runInit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err := lockedStore(name, *path, stderr).Create(ctx, ss, *force); err != nil {
 		return report(stderr, name, err)
 	}
+	if logPath != "" {
+		withDim := spec
+		withDim.Dim = *dim
+		meta := append(runner.Metadata(&withDim, nil, s), runlog.Field{Name: "run", Value: runID})
+		l, err := runlog.OpenLog(logPath, *dim, meta)
+		if err == nil {
+			err = l.Close()
+		}
+		if err != nil {
+			return report(stderr, name, fmt.Errorf("-log %v (the state %s was written: hees init -force %s ... replaces it)", err, *path, *path))
+		}
+	}
 	return exitOK
+}
+
+// initLogPath checks the -log FILE of hees init for the state at state and
+// returns its absolute path ("" without one): a new or empty regular file
+// in an existing directory, not one of the run's own files.
+func initLogPath(state, log string, force bool) (string, error) {
+	if log == "" {
+		return "", nil
+	}
+	abs, err := filepath.Abs(log)
+	if err != nil {
+		return "", usagef("-log %s: %v", log, err)
+	}
+	if err := runlog.CheckDir("-log", log); err != nil {
+		return "", usagef("%v", err)
+	}
+	for _, own := range []string{state, session.JournalPath(state), state + ".lock", state + ".lk"} {
+		if samefile.Same(log, own) {
+			return "", usagef("-log %s is the file %s of the run: give the log another name", log, own)
+		}
+	}
+	switch info, err := os.Stat(log); {
+	case err != nil:
+	case !info.Mode().IsRegular():
+		return "", usagef("-log %s is %s: give the name of a regular file", log, boundedfile.Kind(info.Mode()))
+	case info.Size() > 0:
+		return "", usagef("-log %s exists: the log of an ask/tell run is its own file, give a new one", log)
+	}
+	return abs, nil
 }
 
 // runAsk is the ask command.

@@ -234,13 +234,14 @@ func closeExternal(ctx context.Context, pool *extproc.Pool, runErr error) ([]err
 }
 
 // Metadata returns the comment lines that start the log and the trace
-// of a run of s with the settings rs on problem (nil with a command). They
+// of a run of s with the settings rs on problem (nil with a command, and
+// for an ask/tell run, which names neither). They
 // do not depend on -workers or on timing, so that the files do not.
 func Metadata(rs *checkpoint.Settings, problem objectives.Problem, s es.Strategy) []runlog.Field {
 	meta := []runlog.Field{{Name: "hees", Value: version.String()}, {Name: "strategy", Value: s.Name()}}
 	if problem != nil {
 		meta = append(meta, runlog.Field{Name: "problem", Value: problem.Name()})
-	} else {
+	} else if rs.Command != "" { // none for an ask/tell run
 		meta = append(meta, runlog.Field{Name: "command", Value: rs.Command})
 	}
 	target := "none"

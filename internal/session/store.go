@@ -520,8 +520,17 @@ func (w *writer) fold(now time.Time) error {
 		}
 	}
 	ss.View = v
+	var rows batchRows
+	if ss.File.Log != "" {
+		rows = ss.logRows()
+	}
 	if err := ss.fold(now); err != nil {
 		return err
+	}
+	if ss.File.Log != "" {
+		if err := writeLog(ss.File.Log, ss.s.Dim(), rows); err != nil {
+			return err
+		}
 	}
 	snap, h, err := ss.Snapshot()
 	if err != nil {
