@@ -273,9 +273,7 @@ func openFiles(rs *checkpoint.Settings, meta []runlog.Field, s es.Strategy, resu
 		Trace: traceRows, Meta: meta, SyncEvery: syncEvery}
 	if sp != nil {
 		// Named columns in the user's units (docs: hees help run).
-		cfg.Columns = runlog.Columns{Names: sp.Names(), Append: func(dst []byte, x []float64) []byte {
-			return sp.AppendText(dst, x, ',')
-		}}
+		cfg.Columns = runlog.SpaceColumns(sp)
 	}
 	if traceRows != nil {
 		cfg.TracePath = rs.TracePath()

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hees-dev/hees/internal/runlog"
 	"github.com/hees-dev/hees/linalg"
+	"github.com/hees-dev/hees/space"
 )
 
 // The evaluation log of an ask/tell run (hees init -log, runspec.Spec.Log)
@@ -63,13 +64,26 @@ func (ss *Session) logRows() batchRows {
 	return r
 }
 
+// logColumns returns the point columns of the run's log: the names and
+// values of its space (hees init -space), or x1 ... xd.
+func (ss *Session) logColumns() (runlog.Columns, error) {
+	if ss.File.Space == nil {
+		return runlog.Columns{}, nil
+	}
+	sp, err := space.Parse(ss.File.Space)
+	if err != nil {
+		return runlog.Columns{}, fmt.Errorf("the run's space: %w", err)
+	}
+	return runlog.SpaceColumns(sp), nil
+}
+
 // writeLog appends the rows r to the log at path, of a run in d
-// dimensions, and flushes them to the disk.
-func writeLog(path string, d int, r batchRows) error {
+// dimensions with the point columns cols, and flushes them to the disk.
+func writeLog(path string, d int, cols runlog.Columns, r batchRows) error {
 	if r.x == nil {
 		return nil
 	}
-	l, err := runlog.ResumeLog(path, d, nil, r.evalsBefore)
+	l, err := runlog.ResumeLogColumns(path, d, nil, r.evalsBefore, cols)
 	if err != nil {
 		return fmt.Errorf("writing the log %s: %w", path, err)
 	}

@@ -528,7 +528,11 @@ func (w *writer) fold(now time.Time) error {
 		return err
 	}
 	if ss.File.Log != "" {
-		if err := writeLog(ss.File.Log, ss.s.Dim(), rows); err != nil {
+		cols, err := ss.logColumns()
+		if err == nil {
+			err = writeLog(ss.File.Log, ss.s.Dim(), cols, rows)
+		}
+		if err != nil {
 			return err
 		}
 	}
