@@ -497,12 +497,21 @@ func printResult(name string, rs *checkpoint.Settings, problem objectives.Proble
 		printSummary(stdout, rs, &rep, res)
 		return status
 	}
-	data, err := json.Marshal(rep)
+	if code := printJSON(name, rep, stdout, stderr); code != exitOK {
+		return code
+	}
+	return status
+}
+
+// printJSON prints v as one line of JSON, the -json output of the command
+// name.
+func printJSON(name string, v any, stdout, stderr io.Writer) int {
+	data, err := json.Marshal(v)
 	if err != nil {
 		return report(stderr, name, err)
 	}
 	fmt.Fprintf(stdout, "%s\n", data)
-	return status
+	return exitOK
 }
 
 // newRunReport returns the summary of a finished run with the settings rs.

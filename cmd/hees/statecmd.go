@@ -674,12 +674,7 @@ func isTerminal(w io.Writer) bool {
 // printStatus prints rep, as JSON or as text.
 func printStatus(name string, rep statusReport, asJSON bool, stdout, stderr io.Writer) int {
 	if asJSON {
-		out, err := json.Marshal(rep)
-		if err != nil {
-			return report(stderr, name, err)
-		}
-		fmt.Fprintf(stdout, "%s\n", out)
-		return exitOK
+		return printJSON(name, rep, stdout, stderr)
 	}
 	state := "running"
 	if rep.StopReason != "" {
@@ -760,12 +755,7 @@ func checkpointStatus(name, path string, asJSON bool, stdout, stderr io.Writer) 
 	res.Reason, res.Elapsed = st.File.Stop, st.File.Elapsed
 	rep := checkpointReport{newRunReport(&st.File.Run, st.Problem, st.Strategy, res), jsonFloat(es.StepSize(st.Strategy)), st.File.Elapsed.Seconds()}
 	if asJSON {
-		out, err := json.Marshal(rep)
-		if err != nil {
-			return report(stderr, name, err)
-		}
-		fmt.Fprintf(stdout, "%s\n", out)
-		return exitOK
+		return printJSON(name, rep, stdout, stderr)
 	}
 	printSummary(stdout, &st.File.Run, &rep.runReport, res)
 	fmt.Fprintf(stdout, "sigma        %s\n", formatValue(float64(rep.Sigma)))
