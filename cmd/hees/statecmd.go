@@ -159,7 +159,7 @@ func runInit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return report(stderr, name, err)
 	}
-	logPath, err := initLogPath(*path, *logFile, *force)
+	logPath, err := initLogPath(*path, *logFile)
 	if err != nil {
 		return report(stderr, name, err)
 	}
@@ -272,7 +272,7 @@ func initSpace(file string, set map[string]bool, dim *int, x0 *lazyPoint) (*spac
 // initLogPath checks the -log FILE of hees init for the state at state and
 // returns its absolute path ("" without one): a new or empty regular file
 // in an existing directory, not one of the run's own files.
-func initLogPath(state, log string, force bool) (string, error) {
+func initLogPath(state, log string) (string, error) {
 	if log == "" {
 		return "", nil
 	}
