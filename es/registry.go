@@ -25,6 +25,8 @@ var strategies = []*strategyRow{
 	&hees2Row,
 	&cma11Row,
 	&cmaesRow,
+	&sepcmaRow,
+	&lmmaesRow,
 }
 
 // Population names the Config field that sets a strategy's population, the
