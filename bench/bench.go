@@ -1,6 +1,7 @@
 // Package bench runs a BBOB benchmark of the strategies of package es: every
-// (strategy, function, dimension, instance) of a Grid is one run on COCO's
-// noiseless bbob suite, recorded as COCO's bbob observer does (package
+// (strategy, function, dimension, instance) of a Grid is one run on one of
+// COCO's suites (the noiseless bbob by default; bbob-largescale, bbob-mixint
+// and bbob-noisy too), recorded as COCO's bbob observer does (package
 // objectives provides the functions), and Grid.Run writes, under Grid.Out,
 // the COCO data for COCO's post-processing, a summary of the expected
 // running times, the runtime ECDF per dimension, the ERT ratio of hees to
@@ -16,6 +17,7 @@ package bench
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -51,14 +53,23 @@ import (
 // restarts (es.NewRestarting) until the target or the budget. With Lower
 // or Upper every run is confined to that box (es.Config.Bounds).
 type Grid struct {
+	// Suite is the COCO suite of the runs, one of objectives.Suites();
+	// "" means "bbob". On bbob-mixint every run is confined to the
+	// problem's domains (its integer coordinates to their ranges) unless
+	// Lower or Upper give a box; on bbob-noisy a run evaluates noisy values
+	// (the noise keyed by the run's seed and the evaluation's number),
+	// while the record, the targets and the stop at 1e-8 use the
+	// noise-free values, as COCO's do.
+	Suite string
 	// Strategies are es strategy names, such as "hees" and "cmaes".
 	Strategies []string
 	// Restarts are the restart schemes: every strategy runs with each
 	// scheme that supports it (es.Restarts.Supports: BIPOP only for the
 	// strategies with a population). Empty means es.RestartsNone.
 	Restarts []es.Restarts
-	// Functions (1 to 24), Dims (at least 2) and Instances are the BBOB
-	// problems, in the order of the output.
+	// Functions (1 to 24; 101 to 130 for bbob-noisy), Dims (at least 2;
+	// what the suite accepts) and Instances are the problems, in the order
+	// of the output.
 	Functions, Dims, Instances []int
 	// Budget is the evaluation budget of a run, a multiple of the
 	// dimension.
@@ -73,6 +84,13 @@ type Grid struct {
 	// coordinate has both sides (docs/ALGORITHMS.md Section 14). Without
 	// them a run is exactly the one of a bench without bounds.
 	Lower, Upper []float64
+	// Margin, on bbob-mixint without Lower and Upper, makes the integer
+	// coordinates of the problem discrete for the strategies that take
+	// them (es.Info.Margin: es.Config.Steps 1 on each, with the
+	// strategy's default margin, docs/ALGORITHMS.md Section 19) instead
+	// of leaving the rounding to the problem; their labels end in
+	// "-margin", their seeds are those of the runs without it.
+	Margin bool
 	// Pairs and Lambda set the population of every strategy as
 	// es.Config's fields of those names do (0: the default); a strategy
 	// that has no such field is an error of Run.
@@ -163,13 +181,30 @@ func (g *Grid) Jobs() []Job {
 			for _, f := range g.Functions {
 				for _, d := range g.Dims {
 					for _, i := range g.Instances {
-						jobs = append(jobs, Job{Strategy: a, Label: r.Name(a), Restarts: r, Function: f, Dim: d, Instance: i})
+						jobs = append(jobs, Job{Strategy: a, Label: g.label(a, r), Restarts: r, Function: f, Dim: d, Instance: i})
 					}
 				}
 			}
 		}
 	}
 	return jobs
+}
+
+// margin reports whether the runs of strategy name have discrete
+// coordinates (Margin).
+func (g *Grid) margin(name string) bool {
+	info, err := es.Lookup(name)
+	return g.Margin && err == nil && info.Margin
+}
+
+// label is the label of the runs of strategy name with the restarts r:
+// the strategy's Name(), with "-margin" when its runs have discrete
+// coordinates.
+func (g *Grid) label(name string, r es.Restarts) string {
+	if g.margin(name) {
+		return r.Name(name) + "-margin"
+	}
+	return r.Name(name)
 }
 
 // MaxEvals is the budget of a run in dimension dim.
@@ -180,6 +215,7 @@ func (g *Grid) MaxEvals(dim int) int {
 // record is what DIR/runs keeps of a finished run: the settings that
 // made it, how it ended, and the COCO record.
 type record struct {
+	suite    string // "" for bbob
 	strategy string
 	seed     uint64
 	budget   int // evaluations
@@ -214,7 +250,10 @@ func (r *record) marshal() ([]byte, error) {
 	if r.lambda != 0 {
 		fmt.Fprintf(&b, "lambda %d\n", r.lambda)
 	}
-	// Likewise the box.
+	// Likewise the suite, and the box.
+	if r.suite != "" {
+		fmt.Fprintf(&b, "suite %s\n", r.suite)
+	}
 	for _, side := range []struct {
 		key string
 		v   []float64
@@ -232,7 +271,7 @@ func (r *record) marshal() ([]byte, error) {
 func unmarshalRecord(data []byte) (*record, error) {
 	head, body, ok := bytes.Cut(data, []byte("\n\n"))
 	lines := strings.Split(string(head), "\n")
-	if !ok || len(lines) < 7 || len(lines) > 11 || lines[0] != recordMagic {
+	if !ok || len(lines) < 7 || len(lines) > 12 || lines[0] != recordMagic {
 		return nil, errors.New("not a hees bench run record")
 	}
 	values := map[string]string{}
@@ -240,7 +279,7 @@ func unmarshalRecord(data []byte) (*record, error) {
 		k, v, _ := strings.Cut(l, " ")
 		values[k] = v
 	}
-	r := &record{strategy: values["strategy"], reason: es.Reason(values["reason"])}
+	r := &record{suite: values["suite"], strategy: values["strategy"], reason: es.Reason(values["reason"])}
 	var errs [8]error
 	r.seed, errs[0] = strconv.ParseUint(values["seed"], 10, 64)
 	r.budget, errs[1] = strconv.Atoi(values["budget"])
@@ -314,11 +353,11 @@ func (g *Grid) load(j Job) (*record, error) {
 	}
 	want := coco.Problem{Function: j.Function, Instance: j.Instance, Dim: j.Dim, Fopt: r.run.Fopt}
 	lower, upper := g.box(j.Dim)
-	if r.strategy != j.Label || r.seed != j.Seed() || r.budget != g.MaxEvals(j.Dim) || r.sigma0 != g.Sigma0 || r.run.Problem != want ||
+	if r.suite != g.recordSuite() || r.strategy != j.Label || r.seed != j.Seed() || r.budget != g.MaxEvals(j.Dim) || r.sigma0 != g.Sigma0 || r.run.Problem != want ||
 		r.pairs != g.Pairs || r.lambda != g.Lambda || !slices.Equal(r.lower, lower) || !slices.Equal(r.upper, upper) {
-		return nil, fmt.Errorf("%s: %w (strategy %s, budget %d evaluations, sigma0 %v, pairs %d, lambda %d, lower %v, upper %v; this bench: %s, %d, %v, %d, %d, %v, %v): remove %s or use another -out",
-			path, errSettings, r.strategy, r.budget, r.sigma0, r.pairs, r.lambda, r.lower, r.upper,
-			j.Label, g.MaxEvals(j.Dim), g.Sigma0, g.Pairs, g.Lambda, lower, upper, filepath.Join(g.Out, "runs"))
+		return nil, fmt.Errorf("%s: %w (suite %s, strategy %s, budget %d evaluations, sigma0 %v, pairs %d, lambda %d, lower %v, upper %v; this bench: %s, %s, %d, %v, %d, %d, %v, %v): remove %s or use another -out",
+			path, errSettings, cmp.Or(r.suite, "bbob"), r.strategy, r.budget, r.sigma0, r.pairs, r.lambda, r.lower, r.upper,
+			g.suite(), j.Label, g.MaxEvals(j.Dim), g.Sigma0, g.Pairs, g.Lambda, lower, upper, filepath.Join(g.Out, "runs"))
 	}
 	return r, nil
 }
@@ -339,6 +378,49 @@ func (g *Grid) box(d int) (lower, upper []float64) {
 	return expand(g.Lower), expand(g.Upper)
 }
 
+// domainSteps returns es.Config.Steps for the per-coordinate domains of p:
+// 1 on each integer coordinate, 0 on the others; nil for a problem
+// without integer coordinates.
+func domainSteps(p objectives.Problem) []float64 {
+	steps := make([]float64, p.Dim())
+	for i, d := range objectives.DomainsOf(p) {
+		if d.Integer {
+			steps[i] = 1
+		}
+	}
+	if !slices.Contains(steps, 1) {
+		return nil
+	}
+	return steps
+}
+
+// domainBounds returns the box of the per-coordinate domains of p
+// (objectives.Domains: bbob-mixint's integer ranges), nil for a problem
+// without them.
+func domainBounds(p objectives.Problem) *es.Bounds {
+	if _, ok := p.(objectives.Domains); !ok {
+		return nil
+	}
+	domains := objectives.DomainsOf(p)
+	b := &es.Bounds{Lower: make([]float64, len(domains)), Upper: make([]float64, len(domains))}
+	for i, d := range domains {
+		b.Lower[i], b.Upper[i] = d.Lo, d.Hi
+	}
+	return b
+}
+
+// suite returns the Grid's suite, "bbob" for "".
+func (g *Grid) suite() string { return cmp.Or(g.Suite, "bbob") }
+
+// recordSuite is the suite a record names: "" for bbob, whose records
+// name none (as before other suites existed).
+func (g *Grid) recordSuite() string {
+	if g.suite() == "bbob" {
+		return ""
+	}
+	return g.Suite
+}
+
 // boxBounds returns the box lower, upper (Grid.box) as es.Bounds, nil
 // without one.
 func boxBounds(lower, upper []float64) *es.Bounds {
@@ -348,7 +430,7 @@ func boxBounds(lower, upper []float64) *es.Bounds {
 	return &es.Bounds{Lower: lower, Upper: upper}
 }
 
-// observed is a BBOB problem whose evaluations go to a COCO observer. The
+// observed is a test problem whose evaluations go to a COCO observer. The
 // run evaluates with one worker, so the observer sees the evaluations of a
 // generation in row order. With bounds it counts the points outside them
 // (none is expected: the strategies map every candidate into the box).
@@ -370,13 +452,33 @@ func (o *observed) Eval(x []float64) float64 {
 	return f
 }
 
+// observedNoisy is a noisy test problem whose evaluations go to a COCO
+// observer: the strategy is told the noisy value of the keyed evaluation
+// (es.KeyedProblem; the noise is drawn from the run's seed and the key),
+// the observer gets the noise-free value, as COCO's logger does.
+type observedNoisy struct {
+	*observed
+	noisy objectives.Noisy
+	seed  uint64
+}
+
+// EvalKeyed evaluates the key-th evaluation at x, reports its noise-free
+// value to the observer and returns the noisy one.
+func (o *observedNoisy) EvalKeyed(x []float64, key uint64) float64 {
+	if !o.bounds.Contains(x) {
+		o.outside++
+	}
+	o.observer.Observe(x, o.noisy.Noiseless(x))
+	return o.noisy.EvalKeyed(x, o.seed, key)
+}
+
 // errInterrupted reports a run stopped by a cancel.
 var errInterrupted = errors.New("interrupted")
 
 // runJob performs one run and returns its record. It returns errInterrupted
 // when ctx was canceled during the run.
 func (g *Grid) runJob(ctx context.Context, j Job) (*record, error) {
-	p, err := objectives.NewBBOB(j.Function, j.Instance, j.Dim)
+	p, err := objectives.NewSuiteProblem(g.suite(), j.Function, j.Instance, j.Dim)
 	if err != nil {
 		return nil, err
 	}
@@ -386,9 +488,15 @@ func (g *Grid) runJob(ctx context.Context, j Job) (*record, error) {
 	if err != nil {
 		return nil, err
 	}
-	lower, upper := g.box(j.Dim)
+	lower, upper := g.box(j.Dim) // the grid's box, which the record keeps
 	bounds := boxBounds(lower, upper)
+	if bounds == nil {
+		bounds = domainBounds(p)
+	}
 	cfg := es.Config{Dim: j.Dim, Seed: j.Seed(), Sigma0: g.Sigma0, Box: box, Bounds: bounds, Pairs: g.Pairs, Lambda: g.Lambda}
+	if g.margin(j.Strategy) {
+		cfg.Steps = domainSteps(p)
+	}
 	s, err := es.NewRestarting(j.Strategy, j.Restarts, cfg, 0)
 	if err != nil {
 		return nil, err
@@ -409,7 +517,19 @@ func (g *Grid) runJob(ctx context.Context, j Job) (*record, error) {
 		},
 	}
 	o := &observed{problem: p, observer: obs, bounds: bounds}
-	res, err := es.Minimize(ctx, o, s, opt)
+	var eval es.Problem = o
+	if noisy, ok := p.(objectives.Noisy); ok {
+		// The target is on the noise-free values the observer sees.
+		eval = &observedNoisy{observed: o, noisy: noisy, seed: j.Seed()}
+		opt.Target = nil
+		opt.Stop = func(es.Progress) es.Reason {
+			if obs.BestDelta() <= coco.FinalTarget {
+				return es.ReasonTarget
+			}
+			return ""
+		}
+	}
+	res, err := es.Minimize(ctx, eval, s, opt)
 	switch {
 	case err != nil:
 		return nil, fmt.Errorf("%s on f%d instance %d d=%d: %w", j.Label, j.Function, j.Instance, j.Dim, err)
@@ -423,7 +543,7 @@ func (g *Grid) runJob(ctx context.Context, j Job) (*record, error) {
 		return nil, fmt.Errorf("%s on f%d instance %d d=%d: %d evaluated points lie outside the bounds", j.Label, j.Function, j.Instance, j.Dim, o.outside)
 	}
 	return &record{
-		strategy: j.Label, seed: j.Seed(), budget: opt.MaxEvals, sigma0: g.Sigma0,
+		suite: g.recordSuite(), strategy: j.Label, seed: j.Seed(), budget: opt.MaxEvals, sigma0: g.Sigma0,
 		reason: res.Reason, restarts: res.Restarts, pairs: g.Pairs, lambda: g.Lambda,
 		lower: lower, upper: upper, run: *obs.Finish(),
 	}, nil
@@ -538,6 +658,9 @@ func (g *Grid) lockOut(ctx context.Context) (func() error, error) {
 
 // check reports a Grid that cannot run.
 func (g *Grid) check() error {
+	if err := g.checkSuite(); err != nil {
+		return err
+	}
 	for _, name := range g.Strategies {
 		if !slices.Contains(es.Names(), name) {
 			return fmt.Errorf("bench: unknown strategy %q (want some of %s)", name, strings.Join(es.Names(), ", "))
@@ -571,8 +694,32 @@ func (g *Grid) check() error {
 		return fmt.Errorf("bench: Workers %d: want 0 (the number of CPUs) or more", g.Workers)
 	case g.Out == "":
 		return errors.New("bench: no output directory Out")
+	case g.Margin && (g.suite() != "bbob-mixint" || g.Lower != nil || g.Upper != nil):
+		return errors.New("bench: Margin is for bbob-mixint in the problems' own domains (no Lower, no Upper)")
 	}
 	return g.checkBounds()
+}
+
+// checkSuite reports an unknown suite, a function outside its numbers, and
+// a dimension it does not take (its first function is built in each).
+func (g *Grid) checkSuite() error {
+	i := slices.IndexFunc(objectives.Suites(), func(s objectives.Suite) bool { return s.Name == g.suite() })
+	if i < 0 {
+		_, err := objectives.NewSuiteProblem(g.suite(), 1, 1, 2)
+		return fmt.Errorf("bench: %w", err)
+	}
+	s := objectives.Suites()[i]
+	for _, f := range g.Functions {
+		if f < s.First || f > s.Last {
+			return fmt.Errorf("bench: function %d is not one of %s's, %d to %d", f, s.Name, s.First, s.Last)
+		}
+	}
+	for _, d := range g.Dims {
+		if _, err := objectives.NewSuiteProblem(s.Name, s.First, 1, d); err != nil {
+			return fmt.Errorf("bench: dimension %d: %w", d, err)
+		}
+	}
+	return nil
 }
 
 // checkBounds reports Lower and Upper that are no box in some dimension of
@@ -655,9 +802,17 @@ func (g *Grid) writeOutputs(stdout io.Writer, jobs []Job, records []*record, loc
 	v := version.String()
 	var summaries []coco.Summary
 	for _, label := range labels {
-		comment := fmt.Sprintf("hees bench: %s, sigma0 %g, m0 uniform in [-5, 5]^d, budget %g*d evaluations, seed FNV-1a-64(\"<strategy>/f<F>/d<D>/i<I>\")%s",
-			label, g.Sigma0, g.Budget, g.boxText(", m0 drawn in the box where it has both sides, bounds ", ","))
-		header := coco.Header{Version: v, Settings: fmt.Sprintf("algorithm=%s sigma0=%g budget=%g*d%s", label, g.Sigma0, g.Budget, g.boxText(" bounds=", ";"))}
+		m0 := "m0 uniform in [-5, 5]^d"
+		if g.suite() == "bbob-mixint" && g.Lower == nil && g.Upper == nil {
+			m0 = "m0 uniform in the domains, the box of every run"
+			if strings.HasSuffix(label, "-margin") {
+				m0 += ", integer coordinates discrete with the margin"
+			}
+		}
+		comment := fmt.Sprintf("hees bench: %s, sigma0 %g, %s, budget %g*d evaluations, seed FNV-1a-64(\"<strategy>/f<F>/d<D>/i<I>\")%s",
+			label, g.Sigma0, m0, g.Budget, g.boxText(", m0 drawn in the box where it has both sides, bounds ", ","))
+		header := coco.Header{Version: v, Settings: fmt.Sprintf("algorithm=%s sigma0=%g budget=%g*d%s", label, g.Sigma0, g.Budget, g.boxText(" bounds=", ";")),
+			Suite: g.suite()}
 		files, err := coco.FilesWithHeader(label, comment, header, runs[label])
 		if err != nil {
 			return err
@@ -678,6 +833,7 @@ func (g *Grid) writeOutputs(stdout io.Writer, jobs []Job, records []*record, loc
 		return err
 	}
 
+	references := g.references()
 	refs := make([]*refalg.Algorithm, len(references))
 	for i, ref := range references {
 		var err error
@@ -706,7 +862,7 @@ func (g *Grid) writeOutputs(stdout io.Writer, jobs []Job, records []*record, loc
 		var tables [][]byte
 		for _, r := range g.schemes() {
 			for _, label := range g.ratioLabels(r) {
-				baseLabel := r.Name(es.Baseline)
+				baseLabel := g.label(es.Baseline, r)
 				if byLabel[label] != nil && byLabel[baseLabel] != nil {
 					tables = append(tables, g.ratioTable(d, v, label, baseLabel, byLabel))
 				}
@@ -746,7 +902,7 @@ func (g *Grid) ecdfFigure(d int, labels []string, byLabel map[string][]*coco.Run
 		panel.Series = append(panel.Series, svgplot.Series{Name: label, X: x, Y: y, Style: svgplot.Step})
 	}
 	fig := svgplot.Figure{
-		Title:  fmt.Sprintf("BBOB runtime ECDF, d = %d", d),
+		Title:  fmt.Sprintf("%s runtime ECDF, d = %d", g.suiteTitle(), d),
 		Width:  820,
 		Height: 520,
 		Panels: []svgplot.Panel{panel},
@@ -781,6 +937,15 @@ func thinSteps(x, y []float64) ([]float64, []float64) {
 		tx, ty = append(tx, x[i]), append(ty, y[i])
 	}
 	return tx, ty
+}
+
+// suiteTitle names the suite in the titles of the output: "BBOB" for
+// bbob, as before other suites existed, else the suite's name.
+func (g *Grid) suiteTitle() string {
+	if g.suite() == "bbob" {
+		return "BBOB"
+	}
+	return g.suite()
 }
 
 // gridText names the functions and instances of the bench ("f1-24, 15
@@ -844,7 +1009,7 @@ func (g *Grid) ratioLabels(r es.Restarts) []string {
 	var labels []string
 	for _, name := range g.Strategies {
 		if info, err := es.Lookup(name); err == nil && info.Population != es.PopulationFixed && name != es.Baseline {
-			labels = append(labels, r.Name(name))
+			labels = append(labels, g.label(name, r))
 		}
 	}
 	return labels
@@ -855,11 +1020,11 @@ func (g *Grid) ratioLabels(r es.Restarts) []string {
 func (g *Grid) ratioTable(d int, v, a, base string, byLabel map[string][]*coco.Run) []byte {
 	var buf bytes.Buffer
 	fmt.Fprintf(&buf, "# ERT ratio %s / %s, d = %d\n\n", a, base, d)
-	fmt.Fprintf(&buf, "hees %s bench, BBOB %s, budget %g·d evaluations. Each cell is ERT(%s) / ERT(%s) "+
+	fmt.Fprintf(&buf, "hees %s bench, %s %s, budget %g·d evaluations. Each cell is ERT(%s) / ERT(%s) "+
 		"to reach f − fopt ≤ the target: below 1, %s needed fewer evaluations. "+
 		"∞: only %s reached the target; 0: only %s did; —: neither. "+
 		"In parentheses, the runs that reached the target (%s/%s) when not all did.\n\n",
-		v, g.gridText(), g.Budget, a, base, a, base, a, a, base)
+		v, g.suiteTitle(), g.gridText(), g.Budget, a, base, a, base, a, a, base)
 	heads := make([]string, len(ratioLevels))
 	for i, k := range ratioLevels {
 		heads[i] = fmt.Sprintf("1e%d", k/coco.TargetsPerDecade)

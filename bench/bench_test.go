@@ -3,10 +3,12 @@ package bench
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -125,7 +127,7 @@ func TestRefTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	g := &Grid{Functions: []int{1, 2, 10}, Instances: []int{1, 2}, Budget: 1e4}
-	table := string(g.refTable(references[0], 10, "0.1.0", comps))
+	table := string(g.refTable(g.references()[0], 10, "0.1.0", comps))
 	checkContains(t, table,
 		"# ERT / ERT_best2009 at 1e-7, d = 10\n",
 		"hees 0.1.0 bench, BBOB f1-2,10, 2 instances, budget 10000·d",
@@ -134,7 +136,7 @@ func TestRefTable(t *testing.T) {
 		"| geometric mean | 3.46 |\n| functions in the mean | 2 |\n| solved only by best2009 | 1 |\n",
 	)
 	var console strings.Builder
-	printRefMeans(&console, references[0], 10, comps)
+	printRefMeans(&console, g.references()[0], 10, comps)
 	if want := "ipop-hees    d=10  ERT/ERT_best2009 at 1e-7: geometric mean 3.46 over 2 functions, 1 solved only by best2009\n"; console.String() != want {
 		t.Errorf("console line\n%q, want\n%q", console.String(), want)
 	}
@@ -236,5 +238,101 @@ func TestGridPopulation(t *testing.T) {
 	g.Pairs = 9
 	if _, err := g.load(j); !errors.Is(err, errSettings) {
 		t.Errorf("a record of 8 pairs loaded for a bench of 9: %v", err)
+	}
+}
+
+// TestGridSuites runs one small grid on each COCO suite besides bbob and
+// checks what is particular to it: on bbob-noisy the record holds the
+// noise-free values (its best Δ is that of the best noise-free value the
+// observer saw, and a run that reaches 1e-8 stops there by the target);
+// on bbob-mixint every point lies in the problem's domains (runJob counts
+// the points outside the bounds, and fails a run that has any); the .info
+// files name the suite; the records name it and a bench of another suite
+// refuses them.
+func TestGridSuites(t *testing.T) {
+	for _, c := range []struct {
+		suite     string
+		functions []int
+		dim       int
+		refs      int
+	}{
+		{"bbob-noisy", []int{101, 108}, 2, 2},
+		{"bbob-largescale", []int{1}, 20, 1},
+		{"bbob-mixint", []int{1, 21}, 5, 0},
+	} {
+		t.Run(c.suite, func(t *testing.T) {
+			g := Grid{Suite: c.suite, Strategies: []string{es.HEES2}, Functions: c.functions, Dims: []int{c.dim},
+				Instances: []int{1}, Budget: 400, Sigma0: 2, Workers: 1, Out: filepath.Join(t.TempDir(), "out")}
+			if err := g.Run(context.Background(), io.Discard); err != nil {
+				t.Fatal(err)
+			}
+			if len(g.references()) != c.refs {
+				t.Errorf("%d references, want %d", len(g.references()), c.refs)
+			}
+			j := g.Jobs()[0]
+			r, err := g.load(j)
+			if err != nil || r == nil || r.suite != c.suite {
+				t.Fatalf("record: %v, %+v", err, r)
+			}
+			info, err := os.ReadFile(filepath.Join(g.Out, es.HEES2, fmt.Sprintf("bbobexp_f%d.info", j.Function)))
+			if err != nil || !strings.HasPrefix(string(info), "suite = '"+c.suite+"'") {
+				t.Errorf("the .info file: %v, %.60q", err, info)
+			}
+			// A noisy value is at least f* + 1.01e-8 (COCO's bbob-noisy adds
+			// it to every value): only the noise-free values reach 1e-8.
+			if c.suite == "bbob-noisy" && (r.run.BestDelta > 1e-8 || r.reason != es.ReasonTarget) {
+				t.Errorf("the sphere with moderate noise: best Δ %g, stopped by %q; want 1e-8 and the target", r.run.BestDelta, r.reason)
+			}
+			other := g
+			other.Suite = "bbob"
+			other.Functions, other.Dims = []int{1}, []int{c.dim}
+			if _, err := other.load(Job{Strategy: j.Strategy, Label: j.Label, Function: j.Function, Dim: j.Dim, Instance: 1}); !errors.Is(err, errSettings) {
+				t.Errorf("a %s record loaded for a bbob bench: %v", c.suite, err)
+			}
+		})
+	}
+}
+
+// TestGridMargin runs hees2 and cmaes with -margin on bbob-mixint beside
+// hees (which takes no discrete coordinates): the runs of hees2 and cmaes
+// get labels ending in -margin and the seeds of the runs without it, every
+// point lies in the domains with whole numbers on the integer coordinates
+// (runJob fails a run with a point outside the bounds), and Margin is
+// refused off bbob-mixint or with a box.
+func TestGridMargin(t *testing.T) {
+	g := Grid{Suite: "bbob-mixint", Strategies: []string{es.HEES2, es.CMAES, es.HEES}, Restarts: []es.Restarts{es.RestartsIPOP},
+		Functions: []int{1, 3}, Dims: []int{5}, Instances: []int{1}, Budget: 300, Sigma0: 2, Workers: 1, Margin: true,
+		Out: filepath.Join(t.TempDir(), "out")}
+	var labels []string
+	for _, j := range g.Jobs() {
+		if !slices.Contains(labels, j.Label) {
+			labels = append(labels, j.Label)
+		}
+		plain := j
+		plain.Label = strings.TrimSuffix(j.Label, "-margin")
+		if j.Seed() != plain.Seed() {
+			t.Errorf("%s: the seed differs from the run without margin", j.Label)
+		}
+	}
+	if want := []string{"ipop-hees2-margin", "ipop-cmaes-margin", "ipop-hees"}; !slices.Equal(labels, want) {
+		t.Errorf("labels %v, want %v", labels, want)
+	}
+	if err := g.Run(context.Background(), io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	r, err := g.load(g.Jobs()[0])
+	if err != nil || r == nil || r.strategy != "ipop-hees2-margin" {
+		t.Fatalf("record %+v: %v", r, err)
+	}
+	for _, bad := range []func(*Grid){
+		func(g *Grid) { g.Suite = "bbob" },
+		func(g *Grid) { g.Lower = []float64{0} },
+	} {
+		b := g
+		b.Out = filepath.Join(t.TempDir(), "out")
+		bad(&b)
+		if err := b.Run(context.Background(), io.Discard); err == nil || !strings.Contains(err.Error(), "Margin is for bbob-mixint") {
+			t.Errorf("%v", err)
+		}
 	}
 }

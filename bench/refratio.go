@@ -22,14 +22,27 @@ const (
 // A reference is one of COCO's reference algorithms as the output names
 // it.
 type reference struct {
-	name  string // refalg.Best2009 or refalg.Best0916
+	name  string // refalg.Best2009, refalg.Best0916, ...
 	title string // in the tables, the console and the prefix of the file names
 }
 
-// references are the reference algorithms every bench compares with.
-var references = []reference{
-	{refalg.Best2009, "best2009"},
-	{refalg.Best0916, "best09-16"},
+// referenceTitles name each reference algorithm in the output.
+var referenceTitles = map[string]string{
+	refalg.Best2009:           "best2009",
+	refalg.Best0916:           "best09-16",
+	refalg.Best2009Noisy:      "best2009",
+	refalg.Best0916Noisy:      "best09-16",
+	refalg.Best2019LargeScale: "best2019",
+}
+
+// references returns the reference algorithms of the Grid's suite, which
+// the bench compares with (none for bbob-mixint).
+func (g *Grid) references() []reference {
+	var refs []reference
+	for _, name := range refalg.ForSuite(g.suite()) {
+		refs = append(refs, reference{name, referenceTitles[name]})
+	}
+	return refs
 }
 
 // refComparison holds one strategy's ratios to one reference in one
@@ -80,12 +93,12 @@ func compareWithReference(ref *refalg.Algorithm, d int, labels []string, byLabel
 func (g *Grid) refTable(ref reference, d int, v string, comps []refComparison) []byte {
 	var buf bytes.Buffer
 	fmt.Fprintf(&buf, "# ERT / ERT_%s at 1e-7, d = %d\n\n", ref.title, d)
-	fmt.Fprintf(&buf, "hees %s bench, BBOB %s, budget %g·d evaluations. Each cell is ERT(strategy) / ERT(%s) "+
+	fmt.Fprintf(&buf, "hees %s bench, %s %s, budget %g·d evaluations. Each cell is ERT(strategy) / ERT(%s) "+
 		"to reach f − fopt ≤ 1e-7, the ratio cocopp's tables show (%s: COCO's reference algorithm %s, "+
 		"per function, dimension and target the smallest ERT of its algorithms). "+
 		"Below 1, the strategy needed fewer evaluations. ∞: only %s reached the target; —: neither. "+
 		"In parentheses, the runs that reached 1e-7 when not all did.\n\n",
-		v, g.gridText(), g.Budget, ref.title, ref.title, ref.name, ref.title)
+		v, g.suiteTitle(), g.gridText(), g.Budget, ref.title, ref.title, ref.name, ref.title)
 	heads := make([]string, len(comps))
 	for i, c := range comps {
 		heads[i] = c.label

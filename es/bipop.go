@@ -83,19 +83,80 @@ func NewBIPOP(name string, cfg Config, bipop BIPOPConfig) (*BIPOP, error) {
 }
 
 // Name is "bipop-" followed by the inner strategy's name
-// (RestartsBIPOP.Name).
-func (w *BIPOP) Name() string { return RestartsBIPOP.Name(w.name) }
+// (RestartsBIPOP.Name), "bipop-" for a nil BIPOP.
+func (w *BIPOP) Name() string {
+	if w == nil {
+		return RestartsBIPOP.Name("")
+	}
+	return RestartsBIPOP.Name(w.name)
+}
 
 // Restarts is the number of restarts so far, in both regimes.
-func (w *BIPOP) Restarts() int { return w.restarts + w.small }
+func (w *BIPOP) Restarts() int {
+	if w == nil {
+		return 0
+	}
+	return w.restarts + w.small
+}
 
 // Budgets returns the evaluations spent by the finished runs of the small
 // regime (the first run included) and of the large regime.
-func (w *BIPOP) Budgets() (small, large int) { return w.smallEvals, w.largeEvals }
+func (w *BIPOP) Budgets() (small, large int) {
+	if w == nil {
+		return 0, 0
+	}
+	return w.smallEvals, w.largeEvals
+}
 
 // Small reports whether the current run belongs to the small regime (the
 // first run does).
-func (w *BIPOP) Small() bool { return w.inSmall }
+func (w *BIPOP) Small() bool { return w != nil && w.inSmall }
+
+// ipop returns the IPOP part of w, nil for a nil w: the methods below
+// forward to it, whose methods answer a nil or zero IPOP with zero values.
+func (w *BIPOP) ipop() *IPOP {
+	if w == nil {
+		return nil
+	}
+	return &w.ipopPart
+}
+
+// Dim is the dimension of the search space (0 for a zero or nil BIPOP).
+func (w *BIPOP) Dim() int { return w.ipop().Dim() }
+
+// PopulationSize is the current run's PopulationSize (0 for a zero or nil
+// BIPOP).
+func (w *BIPOP) PopulationSize() int { return w.ipop().PopulationSize() }
+
+// Mean copies the current run's mean into dst (dst[:0] for a zero or nil
+// BIPOP).
+func (w *BIPOP) Mean(dst []float64) []float64 { return w.ipop().Mean(dst) }
+
+// Sigma is the current run's step size (0 for a zero or nil BIPOP).
+func (w *BIPOP) Sigma() float64 { return w.ipop().Sigma() }
+
+// Transform is the current run's transformation A (Transformer), or nil.
+func (w *BIPOP) Transform() *linalg.Dense { return w.ipop().Transform() }
+
+// Best returns the best point and value over all runs; nil and +Inf for a
+// zero or nil BIPOP.
+func (w *BIPOP) Best() ([]float64, float64) { return w.ipop().Best() }
+
+// Evals is the number of values told over all runs.
+func (w *BIPOP) Evals() int { return w.ipop().Evals() }
+
+// Generation is the number of generations over all runs.
+func (w *BIPOP) Generation() int { return w.ipop().Generation() }
+
+// Stop reports the last run's reason once no run can follow, "" before
+// (and for a zero or nil BIPOP).
+func (w *BIPOP) Stop() Reason { return w.ipop().Stop() }
+
+// checkPoint checks x against the current run's strategy.
+func (w *BIPOP) checkPoint(x []float64) error { return w.ipop().checkPoint(x) }
+
+// inject gives the point to the current run.
+func (w *BIPOP) inject(x []float64, f float64) { w.ipop().inject(x, f) }
 
 // errZeroBIPOP is the error of Ask, Tell and MarshalBinary on a BIPOP that
 // neither NewBIPOP nor UnmarshalBinary set up.
@@ -103,7 +164,7 @@ var errZeroBIPOP = errors.New("es: BIPOP not set up (use NewBIPOP or UnmarshalBi
 
 // Ask writes the current run's candidates.
 func (w *BIPOP) Ask(pop *linalg.Dense) error {
-	if w.inner == nil {
+	if w.ipop().unset() {
 		return errZeroBIPOP
 	}
 	return w.inner.Ask(pop)
@@ -113,7 +174,7 @@ func (w *BIPOP) Ask(pop *linalg.Dense) error {
 // regime the budget balance picks, when the current one has stopped (or a
 // small run has spent its budget) and a run can follow.
 func (w *BIPOP) Tell(f []float64) error {
-	if w.inner == nil {
+	if w.ipop().unset() {
 		return errZeroBIPOP
 	}
 	if err := w.inner.Tell(f); err != nil {
@@ -189,7 +250,7 @@ const bipopStateName = "bipop"
 // MarshalBinary saves the wrapper's state: the regimes' counts and budgets,
 // and the IPOP part (first Config, finished runs, current run) embedded.
 func (w *BIPOP) MarshalBinary() ([]byte, error) {
-	if w.inner == nil {
+	if w.ipop().unset() {
 		return nil, errZeroBIPOP
 	}
 	ipop, err := w.ipopPart.MarshalBinary()
@@ -211,6 +272,9 @@ func (w *BIPOP) MarshalBinary() ([]byte, error) {
 // be a zero BIPOP. It rejects the state of another strategy or version and
 // a truncated or corrupt state, and leaves w unchanged on error.
 func (w *BIPOP) UnmarshalBinary(data []byte) error {
+	if w == nil {
+		return errors.New("es: BIPOP.UnmarshalBinary into a nil *BIPOP")
+	}
 	r, err := openState(data, bipopStateName)
 	if err != nil {
 		return err
@@ -228,13 +292,13 @@ func (w *BIPOP) UnmarshalBinary(data []byte) error {
 	}
 	if !(v.sigma0 > 0) || math.IsInf(v.sigma0, 1) || v.small < 0 || v.smallEvals < 0 || v.largeEvals < 0 ||
 		!(v.runBudget >= 0) || math.IsInf(v.runBudget, 1) {
-		return errors.New("es: saved bipop state corrupt: bad sigma0, count or budget")
+		return errorOf(ErrCorruptState, "es: saved bipop state corrupt: bad sigma0, count or budget")
 	}
 	if err := v.ipopPart.UnmarshalBinary(ipop); err != nil {
-		return fmt.Errorf("es: saved bipop state: %w", err)
+		return errorOf(ErrCorruptState, "es: saved bipop state: %w", err)
 	}
 	if !RestartsBIPOP.Supports(v.name) {
-		return fmt.Errorf("es: saved bipop state corrupt: strategy %q", v.name)
+		return errorOf(ErrCorruptState, "es: saved bipop state corrupt: strategy %q", v.name)
 	}
 	*w = v
 	return nil

@@ -101,6 +101,9 @@ func (m searchMap) preimageOutside(x []float64) bool {
 func (m searchMap) preimageDistance(x, scale []float64) float64 {
 	var sum float64
 	for i, v := range x {
+		if m.disc != nil && m.disc.pos[i] >= 0 {
+			continue // discrete: the margin folds the mean back (Section 19)
+		}
 		if m.stds != nil {
 			v = float64(v * m.stds[i])
 		}

@@ -22,7 +22,7 @@ func TestBoundsPenalizedValues(t *testing.T) {
 	points := [][]float64{{0, 0}, {6.25, 0}, {0, -7.25}, {5.25, 5.25}, {0.5, -0.5}}
 	point := func(dst []float64, k int) { copy(dst, points[k]) }
 	newCore := func(b *Bounds, stds []float64) *core {
-		return &core{cfg: Config{Dim: 2, Bounds: b, Stds: stds}, out: newSearchMap(2, b, stds), sigma: 0.5}
+		return &core{cfg: Config{Dim: 2, Bounds: b, Stds: stds}, out: newSearchMap(2, b, stds, nil), sigma: 0.5}
 	}
 	// sigma_i = sigma sqrt((A A^T)_ii) for A = diag(1, 2).
 	var a dense

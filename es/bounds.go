@@ -356,13 +356,17 @@ type searchMap struct {
 	bounds *Bounds
 	stds   []float64
 	coords []boxCoord // bounds.coord(i) of each coordinate, nil without bounds
+	// disc holds the discrete coordinates of Config.Steps (nil for none),
+	// which take the value of their cell instead of the box map
+	// (docs/ALGORITHMS.md Section 19).
+	disc *discrete
 }
 
-// newSearchMap returns the map of the scales stds and the bounds b (each
-// nil for none) in dimension d, with the map of every coordinate of b
-// computed once.
-func newSearchMap(d int, b *Bounds, stds []float64) searchMap {
-	m := searchMap{bounds: b, stds: stds}
+// newSearchMap returns the map of the scales stds, the bounds b and the
+// discrete coordinates disc (each nil for none) in dimension d, with the
+// map of every coordinate of b computed once.
+func newSearchMap(d int, b *Bounds, stds []float64, disc *discrete) searchMap {
+	m := searchMap{bounds: b, stds: stds, disc: disc}
 	if b != nil {
 		m.coords = make([]boxCoord, d)
 		for i := range m.coords {
@@ -387,6 +391,15 @@ func (m searchMap) apply(dst, x []float64) {
 	}
 	if m.coords == nil {
 		copy(dst, x)
+		return
+	}
+	if m.disc != nil {
+		for i, v := range x {
+			dst[i] = m.coords[i].apply(v)
+			if j := m.disc.pos[i]; j >= 0 {
+				dst[i] = m.disc.snap(j, dst[i])
+			}
+		}
 		return
 	}
 	for i, v := range x {

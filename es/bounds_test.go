@@ -853,7 +853,7 @@ func BenchmarkBoundsMap(b *testing.B) {
 func TestSearchMap(t *testing.T) {
 	b := &Bounds{Lower: []float64{0, -1000, 5}, Upper: []float64{1e-3, 1000, inf}}
 	stds := []float64{1e-3, 500, 2}
-	m := newSearchMap(3, b, stds)
+	m := newSearchMap(3, b, stds, nil)
 	x := []float64{0.4, 1.5, 3}
 	y := make([]float64, 3)
 	m.apply(y, x)
@@ -884,7 +884,7 @@ func TestSearchMap(t *testing.T) {
 	if err := m.invert(y, []float64{-1, 0, 6}); err == nil {
 		t.Error("invert of a point outside the box: no error")
 	}
-	plain := newSearchMap(3, b, nil)
+	plain := newSearchMap(3, b, nil, nil)
 	z := []float64{-3e-4, 1200, 4.9}
 	m1, m2 := make([]float64, 3), make([]float64, 3)
 	plain.apply(m1, z)

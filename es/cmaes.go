@@ -41,12 +41,14 @@ var cmaesRow = strategyRow{
 		Population: PopulationLambda,
 		Transform:  true,
 		MinDim:     1,
+		Margin:     true,
 	},
 	population: defaultLambda,
 	tolFun:     1e-11, // pycma's tolfun, docs/ALGORITHMS.md Sec. 8
 	defaults:   func(cfg *Config) error { return checkLambda(CMAES, cfg) },
 	memory:     func(cfg Config) float64 { return denseMemory(cfg.Dim, cfg.Lambda) },
 	zero:       func() strategy { return new(cmaes) },
+	margin:     func(cfg Config) float64 { return 1 / float64(cfg.Lambda*cfg.Dim) }, // CMAwM's 1/(lambda d)
 }
 
 // checkLambda checks the population size of a (mu/mu_w, lambda)-CMA-ES
@@ -292,6 +294,7 @@ func (c *cmaes) Tell(f []float64) error {
 	best := c.order[0]
 	if c.improves(f[best]) {
 		c.candidate(c.bestX, best)
+		c.stretchBest() // discrete coordinates
 		c.bestF, c.hasBest = f[best], true
 	}
 	accepted := !worstValue(f[best])
@@ -306,6 +309,7 @@ func (c *cmaes) Tell(f []float64) error {
 			selection = c.selection
 		}
 		c.update(selection)
+		c.correctMargin()
 	} else {
 		// Section 13 item 8: a generation without a finite value is
 		// rejected: m, C and the paths stay, sigma is halved.
@@ -412,6 +416,20 @@ func (c *cmaes) update(order []int) {
 	// exp(s), s = (c_sigma/d_sigma)(|p_sigma|/chi_n - 1) clipped to [-1, 1].
 	s := float64((cs / p.ds) * (math.Sqrt(norm2)/p.chi - 1))
 	c.sigma *= xmath.Exp(min(1, max(-1, s)))
+}
+
+// correctMargin applies the margin to the mean after an update (CMAwM's
+// tell; docs/ALGORITHMS.md Section 19), with the standard deviation
+// sigma sqrt(C_ii) of the updated C along each discrete coordinate.
+func (c *cmaes) correctMargin() {
+	g := c.disc
+	if g == nil {
+		return
+	}
+	for j, i := range g.idx {
+		g.sd[j] = float64(c.sigma * math.Sqrt(c.cov.At(i, i)))
+	}
+	g.correct(c.mean)
 }
 
 // record appends the generation's best value to the tolfun history and,
@@ -598,6 +616,9 @@ func (c *cmaes) MarshalBinary() ([]byte, error) {
 	c.stagBest.write(w)
 	c.stagMedian.write(w)
 	w.bool(c.stagnant)
+	if c.disc != nil {
+		c.disc.writeState(w) // version 4
+	}
 	return w.finish(), nil
 }
 
@@ -636,6 +657,9 @@ func (c *cmaes) UnmarshalBinary(data []byte) error {
 	fresh.stagBest.read(r)
 	fresh.stagMedian.read(r)
 	fresh.stagnant = r.bool()
+	if fresh.disc != nil {
+		fresh.disc.readState(r)
+	}
 	d := cfg.Dim
 	if r.err == nil {
 		cr, cc := fresh.cov.Dims()

@@ -9,11 +9,14 @@ import (
 )
 
 // Config configures a strategy. The zero value of each field selects the
-// default stated on it. Every default is derived in one place, the function
-// resolve below (New and Load call it), which also rejects a field that does
-// not apply to the chosen strategy; the constants that follow from the
+// default stated on it. The defaults are derived by resolve (New and Load
+// call it): the shared fields there, a strategy's own fields (its
+// population and tuning fields) by its row of the table of strategies, in
+// the strategy's file; resolve also rejects a field that the strategy does
+// not take (Info, Strategies say which). The constants that follow from the
 // resolved fields (the weights, mu_eff, chi_d, the CMA-ES learning rates)
-// are derived by each strategy's setup, in its own file.
+// are derived by each strategy's setup, in its own file. Where a field's
+// documentation below names strategies, the table is what decides.
 type Config struct {
 	// Dim is the dimension of the search space (required; at least 2 for
 	// the HE-ES variants, which need two directions to compare curvatures,
@@ -58,6 +61,27 @@ type Config struct {
 	// (docs/ALGORITHMS.md Section 14.4, where it was measured). New copies
 	// them.
 	Stds []float64
+	// Steps, when not nil, makes coordinates discrete (docs/ALGORITHMS.md
+	// Section 19), as the steps of CyberAgent's CMAwM do: Steps[i] = s > 0
+	// says that coordinate i takes only the values L + k s, k = 0, 1, …, of
+	// its box [L, U] of Bounds (both sides finite, U - L a whole number of
+	// steps, at least two values); 0 leaves it continuous. Every point
+	// handed out carries, on a discrete coordinate, the value nearest the
+	// box map's image of its search point (a point halfway goes to the
+	// lower value), while the strategy's own state stays continuous, and
+	// the margin keeps the probability that a candidate leaves the mean's
+	// value at least Margin. Only for hees2 and cmaes (Info.Margin). Steps
+	// of zeros only are the same as nil. New copies them.
+	Steps []float64
+	// Margin is the margin alpha of CMA-ES with Margin for the discrete
+	// coordinates of Steps, below 1/2: after each update the marginal
+	// probability that a candidate lands outside the mean's value is kept
+	// at least alpha/2 on each side. 0 means 1/(lambda d) for cmaes
+	// (CMAwM's default, lambda = Lambda) and 1/(8 lambda~ d) for hees2
+	// (lambda~ = Pairs; docs/ALGORITHMS.md Section 19 measured it); a
+	// negative value switches the margin off, so that the candidates are
+	// only rounded. Requires Steps.
+	Margin float64
 	// Pairs is the number of mirrored pairs lambda~ of the full HE-ES; 0
 	// means floor(2 + 1.5 ln d) (docs/ALGORITHMS.md Section 4), for hees2
 	// at most d. IPOP doubles it.
@@ -199,6 +223,9 @@ func resolve(name string, cfg Config) (Config, error) {
 			cfg.Sigma0, step, sigmaMax)
 	}
 	if cfg, err = resolvePopulation(row, cfg); err != nil {
+		return cfg, err
+	}
+	if cfg, err = resolveSteps(row, cfg); err != nil {
 		return cfg, err
 	}
 	if err := checkMemory(row, cfg); err != nil {

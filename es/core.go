@@ -5,9 +5,39 @@ import (
 	"math"
 	"slices"
 
+	"github.com/hees-dev/hees/internal/xmath"
 	"github.com/hees-dev/hees/linalg"
 	"github.com/hees-dev/hees/rng"
 )
+
+// The generation every strategy follows. A strategy is a struct of its own
+// file that embeds core (and dense when it keeps a full transformation A);
+// its row of the table (registry.go) makes it known. Its methods follow one
+// skeleton, with the helpers of core named here:
+//
+//	setup(cfg)       from the Config resolve completed: setupCore (mean,
+//	                 sigma, best point, counters, the schedule of the
+//	                 covariance checks), setupDense for A, then its own
+//	                 constants and state
+//	Ask(pop)         checkAsk; at the first Ask of a generation, draw its
+//	                 vectors, vector k from the sub-stream (seed,
+//	                 purposeSample, generation, k), and set pending; write
+//	                 the candidates into pop (resize); toBox carries them
+//	                 into the box of Config.Bounds
+//	Tell(f)          checkTell; count the evaluations; update the best point
+//	                 (improves, setBest); rank (rankOrder: NaN and +Inf
+//	                 last, ties by row), by penalized values in a box; the
+//	                 strategy's update; gen++ and pending = false; the stop
+//	                 criteria: its own, then checkSigma and the covariance
+//	                 checks (dense.checkCovariance, checkAxes)
+//	MarshalBinary    newStateWriter, marshalCore with its shape, its fields
+//	UnmarshalBinary  openStrategyState; setup a fresh value with the saved
+//	                 Config; unmarshalCore; its fields; r.done(); redraw the
+//	                 vectors of a pending generation (a function of the
+//	                 seed); then replace the receiver
+//
+// Nothing else is shared, and nothing here assumes a d×d matrix: core holds
+// O(d) numbers.
 
 // The purposes of the random sub-streams of a strategy. A draw is a
 // function of (seed, purpose, generation, index) only, so the saved state
@@ -20,8 +50,8 @@ const (
 	purposeSample rng.Purpose = 2
 )
 
-// core is the state every strategy shares: configuration, search
-// distribution m + sigma A N(0, I), best-so-far, counters and stop state.
+// core is the state every strategy shares: configuration, the mean and
+// sigma of the search distribution, best-so-far, counters and stop state.
 type core struct {
 	name string
 	row  *strategyRow // the strategy's row of the table
@@ -32,6 +62,10 @@ type core struct {
 	// bestX and A live in the search space; Ask, Best and Mean hand out
 	// mapped points.
 	out searchMap
+	// disc holds the discrete coordinates of Config.Steps and their
+	// margin (nil for none; docs/ALGORITHMS.md Section 19), shared with
+	// out.
+	disc *discrete
 
 	mean  []float64
 	fMean float64 // f(m) of the current mean, NaN while unknown
@@ -68,8 +102,9 @@ func (c *core) setupCore(name string, cfg Config, evalsPerGen int) {
 	c.name = name
 	c.row = rowOf(name)
 	c.key = rng.KeyFromSeed(cfg.Seed)
-	cfg.Bounds, cfg.Stds = cfg.Bounds.clone(), slices.Clone(cfg.Stds)
-	c.out = newSearchMap(d, cfg.Bounds, cfg.Stds)
+	cfg.Bounds, cfg.Stds, cfg.Steps = cfg.Bounds.clone(), slices.Clone(cfg.Stds), slices.Clone(cfg.Steps)
+	c.disc = newDiscrete(cfg)
+	c.out = newSearchMap(d, cfg.Bounds, cfg.Stds, c.disc)
 	c.mean = make([]float64, d)
 	if cfg.X0 != nil {
 		copy(c.mean, cfg.X0)
@@ -101,12 +136,10 @@ func (c *core) Name() string { return c.name }
 // Dim returns the dimension of the search space.
 func (c *core) Dim() int { return c.cfg.Dim }
 
-// Mean copies the current mean, mapped into the box, into dst (allocating
-// when dst is nil) and returns it.
+// Mean copies the current mean, mapped into the box, into dst resized to
+// Dim (its storage reused when large enough) and returns it.
 func (c *core) Mean(dst []float64) []float64 {
-	if dst == nil {
-		dst = make([]float64, len(c.mean))
-	}
+	dst = slicesGrow(dst, len(c.mean))
 	c.out.apply(dst, c.mean)
 	return dst
 }
@@ -122,9 +155,15 @@ func (c *core) toBox(pop *linalg.Dense) {
 	rows, _ := pop.Dims()
 	for i := range rows {
 		row := pop.RawRow(i)
+		c.disc.stretch(row, c.mean) // the margin's factors (discrete coordinates)
 		c.out.apply(row, row)
 	}
 }
+
+// stretchBest applies the margin's factors to the best point the strategy
+// has just written into bestX from a candidate of the current generation,
+// so that Best maps it to the point that was evaluated (toBox).
+func (c *core) stretchBest() { c.disc.stretch(c.bestX, c.mean) }
 
 // askInitial writes the initial mean alone, generation 0 of the elitist
 // strategies.
@@ -178,7 +217,7 @@ func (c *core) checkAsk(pop *linalg.Dense) error {
 		return fmt.Errorf("es: %s: Ask needs a matrix to write the candidates into, got nil", c.name)
 	}
 	if c.stop != "" {
-		return fmt.Errorf("es: %s: Ask after the strategy stopped (%s)", c.name, c.stop)
+		return errorOf(ErrStopped, "es: %s: Ask after the strategy stopped (%s)", c.name, c.stop)
 	}
 	return nil
 }
@@ -186,7 +225,7 @@ func (c *core) checkAsk(pop *linalg.Dense) error {
 // checkTell returns an error when the values f cannot be told.
 func (c *core) checkTell(f []float64, rows int) error {
 	if !c.pending {
-		return fmt.Errorf("es: %s: Tell without a pending Ask", c.name)
+		return errorOf(ErrNoAsk, "es: %s: Tell without a pending Ask", c.name)
 	}
 	if len(f) != rows {
 		return fmt.Errorf("es: %s: Tell got %d values for the %d candidates asked", c.name, len(f), rows)
@@ -253,7 +292,7 @@ func readConfig(r *stateReader, name string) (Config, error) {
 	// least the mean, Dim floats, and no population exceeds the bound of
 	// IPOP, which doubles it.
 	d, room := cfg.Dim, len(r.b)/8
-	if r.version < stateVersionNoA && d > 0 {
+	if r.version != stateVersionNoA && d > 0 {
 		room /= d
 	}
 	if d > room {
@@ -266,7 +305,7 @@ func readConfig(r *stateReader, name string) (Config, error) {
 	}
 	rc, err := resolve(name, cfg)
 	if err != nil {
-		return cfg, fmt.Errorf("es: saved %s state corrupt: %w", name, err)
+		return cfg, errorOf(ErrCorruptState, "es: saved %s state corrupt: %w", name, err)
 	}
 	return rc, nil
 }
@@ -282,16 +321,24 @@ func writeTuning(w *stateWriter, cfg *Config) {
 	w.float(cfg.DS)
 	w.float(cfg.CSigma)
 	w.float(cfg.TolFun)
-	if cfg.Bounds == nil && cfg.Stds == nil && w.version == stateVersionPlain {
+	if cfg.Bounds == nil && cfg.Stds == nil && cfg.Steps == nil && w.version == stateVersionPlain {
 		return // the plain version: byte for byte as before bounds existed
 	}
-	w.upgrade()
+	if cfg.Steps != nil {
+		w.upgrade(stateVersionSteps)
+	} else {
+		w.upgrade(stateVersionBounds)
+	}
 	b := cfg.Bounds
 	if b == nil {
 		b = &Bounds{}
 	}
 	for _, v := range [][]float64{b.Lower, b.Upper, cfg.Stds} {
 		w.optFloats(v)
+	}
+	if w.version >= stateVersionSteps {
+		w.optFloats(cfg.Steps)
+		w.float(cfg.Margin)
 	}
 }
 
@@ -314,6 +361,10 @@ func readTuning(r *stateReader, cfg *Config) {
 		cfg.Bounds = &Bounds{Lower: v[0], Upper: v[1]}
 	}
 	cfg.Stds = v[2]
+	if r.version >= stateVersionSteps {
+		cfg.Steps, _ = r.optFloats()
+		cfg.Margin = r.float()
+	}
 }
 
 // unmarshalCore reads the shared moving state written by marshalCore (after
@@ -352,6 +403,8 @@ func (c *core) unmarshalCore(r *stateReader, sh shape) {
 		r.fail("best point with the value %v, which is never a best value", c.bestF)
 	case !(c.sigma > 0):
 		r.fail("sigma = %v", c.sigma)
+	case !knownReason(c.stop):
+		r.fail("unknown stop reason %q", c.stop)
 	case c.evals < 0 || c.gen < 0 || c.nonFinite < 0 || c.flatGens < 0 || c.checks.count < 0:
 		r.fail("negative counter")
 	}
@@ -366,3 +419,48 @@ func resize(m *linalg.Dense, r, c int) {
 	}
 	m.ReuseAs(r, c)
 }
+
+// StepSize returns the global step size of s in the objective's units:
+// Sigma times the geometric mean of the per-coordinate scales
+// Config.Stds, since the step along coordinate i is Sigma·Stds_i (before
+// A and the box map), and Sigma itself without Stds. With the scales that
+// Bounds give by default, whose geometric mean is 1, it is Sigma.
+func StepSize(s Strategy) float64 {
+	if sc, ok := s.(scaled); ok {
+		return s.Sigma() * sc.scaleMean()
+	}
+	return s.Sigma()
+}
+
+// scaled is implemented by the strategies (through core) and the restart
+// wrappers: the geometric mean of the scales that carry the strategy's
+// coordinates to the objective's.
+type scaled interface {
+	scaleMean() float64
+}
+
+// scaleMean returns the geometric mean of Config.Stds, 1 without them.
+func (c *core) scaleMean() float64 {
+	if c.out.stds == nil {
+		return 1
+	}
+	var logs float64
+	for _, s := range c.out.stds {
+		logs += xmath.Log(s)
+	}
+	return xmath.Exp(logs / float64(len(c.out.stds)))
+}
+
+// scaleMean is the current run's (1 for a zero or nil IPOP).
+func (w *IPOP) scaleMean() float64 {
+	if w.unset() {
+		return 1
+	}
+	if sc, ok := w.inner.(scaled); ok {
+		return sc.scaleMean()
+	}
+	return 1
+}
+
+// scaleMean is the current run's (1 for a zero or nil BIPOP).
+func (w *BIPOP) scaleMean() float64 { return w.ipop().scaleMean() }

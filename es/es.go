@@ -4,7 +4,7 @@
 // # Strategies
 //
 // Every strategy has a short name used by the library, the command line and
-// files alike:
+// files alike (the constants ES11, HEES14, ...):
 //
 //	es11    (1+1)-ES with the 1/5 success rule
 //	hees14  (1+4)-HE-ES of Glasmachers & Krause, Algorithm 4
@@ -19,6 +19,14 @@
 // "hees2"); docs/ALGORITHMS.md Section 17 lists its departures from the
 // paper. hees14 and hees are the paper's algorithms exactly.
 //
+// Strategies and Lookup describe each strategy (Info: its population
+// parameter, whether it is elitist, whether it keeps a full transformation
+// A, the restarts it supports), so that a caller choosing one by name
+// names none itself. The strategies that keep a d×d matrix A implement
+// Transformer; one with O(d) memory does not. Each strategy is one file
+// and one row of the package's table of strategies (docs/ALGORITHMS.md,
+// "Adding a strategy").
+
 // # The ask/tell contract
 //
 // A Strategy proposes a generation of candidates with Ask and learns from
@@ -43,7 +51,13 @@
 // Section 15), and its evaluations are canceled when the run stops.
 // Config.Bounds confines every point handed out to a box, and
 // Config.Stds scales the coordinates (docs/ALGORITHMS.md Section 14);
-// Run.Inject and Options.Inject evaluate known points (Section 16). NewIPOP wraps a strategy with IPOP restarts
+// Config.Steps makes coordinates discrete, integers or the indices of
+// choices, which hees2 and cmaes keep exploring with the margin of CMA-ES
+// with Margin (Section 19);
+// Run.Inject and Options.Inject evaluate known points (Section 16).
+// NewNoiseHandler adds uncertainty handling for a noisy objective to hees,
+// hees2 or cmaes, and Result.Recommendation then holds the recommended
+// point apart from the best single value (Section 20). NewIPOP wraps a strategy with IPOP restarts
 // (docs/ALGORITHMS.md Section 4.1), NewBIPOP cmaes, hees or hees2 with BIPOP restarts
 // (docs/ALGORITHMS.md Section 8); NewRestarting builds either, or the plain
 // strategy, from a restart scheme (Restarts). A Trace records one row per generation,
@@ -54,6 +68,9 @@ package es
 
 import (
 	"encoding"
+	"errors"
+	"fmt"
+	"slices"
 
 	"github.com/hees-dev/hees/linalg"
 )
@@ -90,9 +107,10 @@ type Strategy interface {
 	// rows asked.
 	Tell(f []float64) error
 
-	// Mean copies the current mean into dst (allocating when dst is nil) and
-	// returns it; with Config.Bounds or Config.Stds, the mean carried to the
-	// objective's space (Section 14.3).
+	// Mean copies the current mean into dst, resized to Dim (its storage is
+	// reused when large enough, so nil allocates), and returns it; with
+	// Config.Bounds or Config.Stds, the mean carried to the objective's
+	// space (Section 14.3).
 	Mean(dst []float64) []float64
 	// Sigma is the current global step size, in the strategy's own space
 	// (the units of Config.Stds when given). The strategies that keep a
@@ -164,4 +182,75 @@ const (
 	// Adding a fifth of a standard deviation in some coordinate no longer
 	// changes the mean (pycma's noeffectcoord; cmaes only).
 	ReasonNoEffectCoord Reason = "no effect coordinate"
+	// Options.MaxFailures points in a row failed under OnErrorWorst.
+	ReasonTooManyFailures Reason = "too many failures"
+	// The strategy rejected an Ask or a Tell of the driver (a bug, reported
+	// with the error), or returned a generation that is not one (no rows,
+	// or rows of the wrong length).
+	ReasonStrategyError Reason = "strategy error"
+	// The run's checkpoint could not be written (hees run -checkpoint).
+	ReasonCheckpointError Reason = "checkpoint error"
+	// The run's evaluation log or trace could not be written (hees run
+	// -log, -trace).
+	ReasonLogError Reason = "log error"
+	// An ask/tell run whose failure policy is OnErrorStop lost the leases
+	// of one candidate more often than it allows: whoever held it vanished
+	// each time (a lost node, a SIGKILL, a process stopped past its
+	// lease), which says nothing about the point, but more than that means
+	// the candidate itself may be what kills its holders (hees worker).
+	ReasonLeasesLost Reason = "leases lost"
 )
+
+// Reasons returns every stop reason, the one list of them: the reasons a
+// saved run may hold besides "".
+func Reasons() []Reason {
+	return []Reason{ReasonMaxEvals, ReasonTarget, ReasonTimeLimit, ReasonCanceled, ReasonTolFun,
+		ReasonSigmaTooSmall, ReasonSigmaTooLarge, ReasonConditionCov, ReasonNoEffectAxis,
+		ReasonNotFinite, ReasonMinusInf, ReasonObjectiveError, ReasonTolFunHist, ReasonTolX,
+		ReasonStagnation, ReasonNoEffectCoord, ReasonTooManyFailures, ReasonStrategyError,
+		ReasonCheckpointError, ReasonLogError, ReasonLeasesLost}
+}
+
+// ParseReason returns the stop reason s, one of Reasons() or "" (no stop),
+// or an error for any other string: a saved run that holds one is corrupt.
+func ParseReason(s string) (Reason, error) {
+	if r := Reason(s); r == "" || slices.Contains(Reasons(), r) {
+		return r, nil
+	}
+	return "", fmt.Errorf("es: unknown stop reason %q", s)
+}
+
+// knownReason reports whether r is "" or one of Reasons().
+func knownReason(r Reason) bool {
+	_, err := ParseReason(string(r))
+	return err == nil
+}
+
+// The errors that callers may want to tell apart, matched with errors.Is:
+// the error returned has a message of its own that says more.
+var (
+	// ErrStopped: Ask or Tell on a strategy or a Run that has stopped.
+	ErrStopped = errors.New("es: stopped")
+	// ErrNoAsk: Tell without a pending Ask.
+	ErrNoAsk = errors.New("es: no pending Ask")
+	// ErrCorruptState: Load or UnmarshalBinary of bytes that are not a
+	// saved state this build reads (not a state, truncated, corrupt, of
+	// another strategy, or of an unknown version).
+	ErrCorruptState = errors.New("es: not a usable saved state")
+)
+
+// kindError is an error with its own message that errors.Is also matches
+// with one of the errors above (its kind).
+type kindError struct {
+	err  error
+	kind error
+}
+
+// errorOf returns an error with the message fmt.Errorf(format, args...)
+// makes (wrapping what it wraps) that errors.Is matches with kind too.
+func errorOf(kind error, format string, args ...any) error {
+	return &kindError{err: fmt.Errorf(format, args...), kind: kind}
+}
+
+func (e *kindError) Error() string   { return e.err.Error() }
+func (e *kindError) Unwrap() []error { return []error{e.err, e.kind} }

@@ -712,14 +712,23 @@ func TestFaultBlockTimeLimit(t *testing.T) {
 			cfg := faultConfig()
 			gen, calls0, _ := faultLocate(t, sub.new(t, cfg), faultEllipsoid, k)
 			for _, workers := range faultWorkers {
-				start := time.Now()
+				var start time.Time // of the first call, after Minimize started
+				var mu sync.Mutex
 				hooked := false
 				p := &faultProblem{value: faultEllipsoid, hook: func(call int, _ []float64) (float64, bool) {
+					mu.Lock()
+					if start.IsZero() {
+						start = time.Now()
+					}
+					first := start
+					mu.Unlock()
 					if call != k {
 						return 0, false
 					}
 					hooked = true
-					time.Sleep(maxTime + 50*time.Millisecond - time.Since(start))
+					// Past the time limit, whatever the machine's load
+					// between the start and this call.
+					time.Sleep(maxTime + 50*time.Millisecond - time.Since(first))
 					return math.Inf(-1), true // too late: the generation is discarded
 				}}
 				s := sub.new(t, cfg)

@@ -280,6 +280,14 @@ func fuzzCorpusStates(t *testing.T) map[string][]byte {
 		}
 		save("state-ipop-"+name+"-restart1", w)
 	}
+	// Discrete coordinates with their margin (state version 4).
+	for _, name := range []string{HEES2, CMAES} {
+		s := stNew(t, name, mgConfig(5))
+		for range 6 {
+			vals = stGeneration(t, s, stSphere, &pop, vals)
+		}
+		save("state-"+name+"-steps-gen6", s)
+	}
 	return states
 }
 

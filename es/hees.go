@@ -229,6 +229,7 @@ func (h *hees) observe(f, v []float64) bool {
 	}
 	if b := bestIndex(off); h.improves(off[b]) {
 		h.ad.candidate(h.bestX, h.mean, h.sigma, b/2, b%2 == 1)
+		h.stretchBest() // discrete coordinates (hees2)
 		h.bestF, h.hasBest = off[b], true
 	}
 	if !slices.ContainsFunc(off, finite) {

@@ -22,6 +22,7 @@ var hees2Row = strategyRow{
 		Population: PopulationPairs,
 		Transform:  true,
 		MinDim:     2,
+		Margin:     true,
 	},
 	population: func(d int) int { return min(defaultPairs(d), d) }, // departure 3
 	tuning:     []tuning{tuneKappa, tuneEtaA, tuneCS, tuneDS},
@@ -38,6 +39,9 @@ var hees2Row = strategyRow{
 	},
 	memory: func(cfg Config) float64 { return denseMemory(cfg.Dim, 2*cfg.Pairs+1) },
 	zero:   func() strategy { return new(hees2) },
+	// A quarter of CMAwM's 1/(lambda d) with lambda = 2 lambda~, the
+	// offspring (docs/ALGORITHMS.md Section 19).
+	margin: func(cfg Config) float64 { return 1 / float64(8*cfg.Pairs*cfg.Dim) },
 }
 
 // hees2 is the full HE-ES of Algorithm 1 (docs/ALGORITHMS.md Section 4)
@@ -209,6 +213,7 @@ func (h *hees2) Tell(f []float64) error {
 		// + (c_mu/2) sum_k (w_k^+ + w_k^- - 1/lambda~)(|b_k|^2/d - 1).
 		h.sigma *= xmath.Exp((norm-baseline)/float64(h.ds*h.chi) + h.lengths())
 		h.ad.adapt(&h.core, &h.dense, v[0], v[1:])
+		h.correctMargin()
 	}
 	best, worst := off[bestIndex(off)], off[worstIndex(off)]
 	h.funHist.push(best)
@@ -222,6 +227,20 @@ func (h *hees2) Tell(f []float64) error {
 		h.stop = ReasonTolX
 	}
 	return nil
+}
+
+// correctMargin applies the margin to the mean after an update
+// (docs/ALGORITHMS.md Section 19), with the standard deviation
+// sigma |row i of A| of the sampling along each discrete coordinate.
+func (h *hees2) correctMargin() {
+	g := h.disc
+	if g == nil {
+		return
+	}
+	for j, i := range g.idx {
+		g.sd[j] = float64(h.sigma * linalg.Norm(h.a.RawRow(i)))
+	}
+	g.correct(h.mean)
 }
 
 // lengths returns the rank-mu term of departure 6, (c_mu/2) sum_k (w_k^+ +
@@ -309,6 +328,9 @@ func (h *hees2) MarshalBinary() ([]byte, error) {
 	w := newStateWriter(HEES2)
 	h.writeState(w)
 	h.funHist.write(w)
+	if h.disc != nil {
+		h.disc.writeState(w) // version 4
+	}
 	return w.finish(), nil
 }
 
@@ -323,6 +345,9 @@ func (h *hees2) UnmarshalBinary(data []byte) error {
 	fresh.setup(cfg)
 	fresh.readState(r)
 	fresh.funHist.read(r)
+	if fresh.disc != nil {
+		fresh.disc.readState(r)
+	}
 	if err := r.done(); err != nil {
 		return err
 	}

@@ -33,7 +33,18 @@ func (c *core) checkPoint(x []float64) error {
 	if len(x) != c.cfg.Dim {
 		return fmt.Errorf("length %d, want Dim = %d", len(x), c.cfg.Dim)
 	}
-	return checkCoords(x, c.cfg.Bounds, "x")
+	if err := checkCoords(x, c.cfg.Bounds, "x"); err != nil {
+		return err
+	}
+	if g := c.disc; g != nil {
+		for j, i := range g.idx {
+			if !g.onGrid(j, x[i]) {
+				return fmt.Errorf("x[%d] = %v is not one of the values of the discrete coordinate (%v + k·%v up to %v)",
+					i, x[i], g.lo[j], g.step[j], g.hi[j])
+			}
+		}
+	}
+	return nil
 }
 
 // checkCoords reports the first coordinate of x that is not finite, then
@@ -93,7 +104,8 @@ func (w *IPOP) inject(x []float64, f float64) { w.inner.(injector).inject(x, f) 
 // best point and the target, like a generation, but is no generation of
 // the strategy. A point must have the strategy's dimension, be finite and
 // lie in the box of Config.Bounds. Inject returns an error, and queues
-// nothing, for a bad point, for a strategy that takes no known points, and
+// nothing, for a bad point, for more points than the run's budget
+// (Limits.MaxEvals) leaves, for a strategy that takes no known points, and
 // while a generation is asked and not told.
 func (r *Run) Inject(points [][]float64) error {
 	inj, ok := r.s.(injector)
@@ -102,6 +114,10 @@ func (r *Run) Inject(points [][]float64) error {
 		return fmt.Errorf("es: Run.Inject: strategy %s takes no known points", r.s.Name())
 	case r.rows > 0:
 		return errors.New("es: Run.Inject while a generation is asked and not told")
+	}
+	if m := r.limits.MaxEvals; m > 0 && r.s.Evals()+len(r.queue)+len(points) > m {
+		return fmt.Errorf("es: Run.Inject: %d known points, but the budget of %d evaluations leaves room for %d",
+			len(points), m, max(0, m-r.s.Evals()-len(r.queue)))
 	}
 	for k, x := range points {
 		if err := inj.checkPoint(x); err != nil {

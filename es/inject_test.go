@@ -166,13 +166,20 @@ func TestInjecting(t *testing.T) {
 		}
 		runGenerations(t, run, sphere, 1)
 	}
+	// More known points than the budget: refused before anything is
+	// queued (rather than a run that evaluates nothing).
 	small, _ := NewRun(stNew(t, HEES, Config{Dim: 3}), Limits{MaxEvals: 1})
-	if err := small.Inject([][]float64{{1, 1, 1}, {2, 2, 2}}); err != nil {
+	if err := small.Inject([][]float64{{1, 1, 1}, {2, 2, 2}}); err == nil || !strings.Contains(err.Error(), "leaves room for 1") {
+		t.Errorf("2 known points, budget 1: Inject %v", err)
+	}
+	if err := small.Inject([][]float64{{1, 1, 1}}); err != nil {
 		t.Fatal(err)
 	}
-	if pop, err := small.Ask(); pop != nil || err != nil || small.Reason() != ReasonMaxEvals || small.Injecting() {
-		t.Errorf("2 known points, budget 1: Ask %v, %v, reason %q, Injecting %v; want nil, nil, %q, false",
-			pop, err, small.Reason(), small.Injecting(), ReasonMaxEvals)
+	if err := small.Inject([][]float64{{2, 2, 2}}); err == nil {
+		t.Error("a second point beyond the budget of 1 was queued")
+	}
+	if pop, err := small.Ask(); pop == nil || err != nil || !small.Injecting() {
+		t.Errorf("1 known point, budget 1: Ask %v, %v, Injecting %v", pop, err, small.Injecting())
 	}
 	var injected []bool
 	_, err := Minimize(context.Background(), Func(sphere), stNew(t, HEES, Config{Dim: 3}), Options{MaxEvals: 20,

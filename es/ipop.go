@@ -76,8 +76,8 @@ func NewIPOP(name string, cfg Config, ipop IPOPConfig) (*IPOP, error) {
 	w := &IPOP{name: name, cfg: cfg, maxRestarts: ipop.MaxRestarts, pastBestF: math.Inf(1),
 		population0: rowOf(name).populationOf(rc), inner: inner}
 	// w.cfg outlives the call (restarts, MarshalBinary): keep copies of X0,
-	// A0, Bounds and Stds, as New does.
-	w.cfg.Bounds, w.cfg.Stds = cfg.Bounds.clone(), slices.Clone(cfg.Stds)
+	// A0, Bounds, Stds and Steps, as New does.
+	w.cfg.Bounds, w.cfg.Stds, w.cfg.Steps = cfg.Bounds.clone(), slices.Clone(cfg.Stds), slices.Clone(cfg.Steps)
 	if cfg.X0 != nil {
 		w.cfg.X0 = append([]float64(nil), cfg.X0...)
 	}
@@ -127,31 +127,56 @@ func (w *IPOP) restartConfig(r int) Config {
 }
 
 // Name is "ipop-" followed by the inner strategy's name
-// (RestartsIPOP.Name).
-func (w *IPOP) Name() string { return RestartsIPOP.Name(w.name) }
+// (RestartsIPOP.Name), "ipop-" for a nil IPOP.
+func (w *IPOP) Name() string {
+	if w == nil {
+		return RestartsIPOP.Name("")
+	}
+	return RestartsIPOP.Name(w.name)
+}
 
-// Dim is the dimension of the search space (0 for a zero IPOP).
-func (w *IPOP) Dim() int { return w.cfg.Dim }
+// Dim is the dimension of the search space (0 for a zero or nil IPOP).
+func (w *IPOP) Dim() int {
+	if w == nil {
+		return 0
+	}
+	return w.cfg.Dim
+}
 
 // PopulationSize is the current run's PopulationSize (0 for a zero IPOP).
 func (w *IPOP) PopulationSize() int {
-	if w.inner == nil {
+	if w.unset() {
 		return 0
 	}
 	return w.inner.PopulationSize()
 }
 
-// Restarts is the number of restarts so far.
-func (w *IPOP) Restarts() int { return w.restarts }
+// Restarts is the number of restarts so far (0 for a nil IPOP).
+func (w *IPOP) Restarts() int {
+	if w == nil {
+		return 0
+	}
+	return w.restarts
+}
 
 // errZeroIPOP is the error of Ask, Tell and MarshalBinary on an IPOP that
 // neither NewIPOP nor UnmarshalBinary set up.
 var errZeroIPOP = errors.New("es: IPOP not set up (use NewIPOP or UnmarshalBinary)")
 
-// isUnsetIPOP reports whether s is an *IPOP that is not set up.
-func isUnsetIPOP(s Strategy) bool {
-	w, ok := s.(*IPOP)
-	return ok && w.unset()
+// unsetWrapper returns the error of an *IPOP or *BIPOP that is nil or not
+// set up, nil for any other strategy.
+func unsetWrapper(s Strategy) error {
+	switch w := s.(type) {
+	case *IPOP:
+		if w.unset() {
+			return errZeroIPOP
+		}
+	case *BIPOP:
+		if w.ipop().unset() {
+			return errZeroBIPOP
+		}
+	}
+	return nil
 }
 
 // unset reports whether w is nil or was set up by neither NewIPOP nor
@@ -210,7 +235,7 @@ func (w *IPOP) startRun(next Strategy) {
 
 // Mean copies the current run's mean into dst (dst[:0] for a zero IPOP).
 func (w *IPOP) Mean(dst []float64) []float64 {
-	if w.inner == nil {
+	if w.unset() {
 		return dst[:0]
 	}
 	return w.inner.Mean(dst)
@@ -218,7 +243,7 @@ func (w *IPOP) Mean(dst []float64) []float64 {
 
 // Sigma is the current run's step size (0 for a zero IPOP).
 func (w *IPOP) Sigma() float64 {
-	if w.inner == nil {
+	if w.unset() {
 		return 0
 	}
 	return w.inner.Sigma()
@@ -236,7 +261,7 @@ func (w *IPOP) Transform() *linalg.Dense {
 // Best returns the best point and value over all runs (the earliest run
 // wins a tie); nil and +Inf for a zero IPOP.
 func (w *IPOP) Best() ([]float64, float64) {
-	if w.inner == nil {
+	if w.unset() {
 		return nil, math.Inf(1)
 	}
 	x, f := w.inner.Best()
@@ -248,16 +273,16 @@ func (w *IPOP) Best() ([]float64, float64) {
 
 // Evals is the number of values told over all runs.
 func (w *IPOP) Evals() int {
-	if w.inner == nil {
-		return w.pastEvals
+	if w.unset() {
+		return 0 // nothing was told to a zero IPOP
 	}
 	return w.pastEvals + w.inner.Evals()
 }
 
 // Generation is the number of generations over all runs.
 func (w *IPOP) Generation() int {
-	if w.inner == nil {
-		return w.pastGens
+	if w.unset() {
+		return 0
 	}
 	return w.pastGens + w.inner.Generation()
 }
@@ -266,7 +291,7 @@ func (w *IPOP) Generation() int {
 // used up, the population at its bound, or -Inf told), and "" before (and
 // for a zero IPOP).
 func (w *IPOP) Stop() Reason {
-	if w.inner == nil {
+	if w.unset() {
 		return ""
 	}
 	return w.inner.Stop()
@@ -339,6 +364,9 @@ func readUserConfig(r *stateReader) Config {
 // be a zero IPOP. It rejects the state of another strategy or version and a
 // truncated or corrupt state, and leaves w unchanged on error.
 func (w *IPOP) UnmarshalBinary(data []byte) error {
+	if w == nil {
+		return errors.New("es: IPOP.UnmarshalBinary into a nil *IPOP")
+	}
 	r, err := openState(data, ipopStateName)
 	if err != nil {
 		return err
@@ -358,36 +386,36 @@ func (w *IPOP) UnmarshalBinary(data []byte) error {
 	}
 	switch {
 	case !hasBest && v.pastBestF != math.Inf(1):
-		return fmt.Errorf("es: saved ipop state corrupt: best value %v of the finished runs without a best point", v.pastBestF)
+		return errorOf(ErrCorruptState, "es: saved ipop state corrupt: best value %v of the finished runs without a best point", v.pastBestF)
 	case hasBest && (math.IsNaN(v.pastBestF) || math.IsInf(v.pastBestF, 1)):
-		return fmt.Errorf("es: saved ipop state corrupt: best point of the finished runs with the value %v", v.pastBestF)
+		return errorOf(ErrCorruptState, "es: saved ipop state corrupt: best point of the finished runs with the value %v", v.pastBestF)
 	case hasBest && len(v.pastBestX) != v.cfg.Dim:
-		return fmt.Errorf("es: saved ipop state corrupt: best point of length %d, want Dim = %d", len(v.pastBestX), v.cfg.Dim)
+		return errorOf(ErrCorruptState, "es: saved ipop state corrupt: best point of length %d, want Dim = %d", len(v.pastBestX), v.cfg.Dim)
 	}
 	if v.maxRestarts < 0 || v.restarts < 0 || v.pastEvals < 0 || v.pastGens < 0 {
-		return errors.New("es: saved ipop state corrupt: negative count")
+		return errorOf(ErrCorruptState, "es: saved ipop state corrupt: negative count")
 	}
 	// NewIPOP accepted the name and the Config, so a state that New would
 	// reject is corrupt (its next restart would fail). The population is
 	// bounded first, as in readConfig: resolve allocates per pair.
 	if v.cfg.Pairs > maxPopulation || v.cfg.Lambda > maxPopulation {
-		return fmt.Errorf("es: saved ipop state corrupt: Pairs = %d, Lambda = %d exceeds %d",
+		return errorOf(ErrCorruptState, "es: saved ipop state corrupt: Pairs = %d, Lambda = %d exceeds %d",
 			v.cfg.Pairs, v.cfg.Lambda, maxPopulation)
 	}
 	rc, err := resolve(v.name, v.cfg)
 	if err != nil {
-		return fmt.Errorf("es: saved ipop state corrupt: %w", err)
+		return errorOf(ErrCorruptState, "es: saved ipop state corrupt: %w", err)
 	}
 	v.population0 = rowOf(v.name).populationOf(rc)
 	if _, ok := v.runConfig(v.restarts); !ok {
-		return fmt.Errorf("es: saved ipop state corrupt: restart %d is beyond the bound on the population", v.restarts)
+		return errorOf(ErrCorruptState, "es: saved ipop state corrupt: restart %d is beyond the bound on the population", v.restarts)
 	}
 	s, err := Load(inner)
 	if err != nil {
-		return fmt.Errorf("es: saved ipop state: inner strategy: %w", err)
+		return errorOf(ErrCorruptState, "es: saved ipop state: inner strategy: %w", err)
 	}
 	if s.Name() != v.name || s.Dim() != v.cfg.Dim {
-		return fmt.Errorf("es: saved ipop state corrupt: inner strategy %s in %d dimensions, want %s in %d",
+		return errorOf(ErrCorruptState, "es: saved ipop state corrupt: inner strategy %s in %d dimensions, want %s in %d",
 			s.Name(), s.Dim(), v.name, v.cfg.Dim)
 	}
 	v.inner = s

@@ -65,6 +65,21 @@ func (f FuncContext) Eval(x []float64) float64 {
 	return v
 }
 
+// KeyedProblem is an objective whose value also depends on a key that the
+// caller supplies, such as a noisy test function that draws its noise from
+// the key (objectives.Noisy). Minimize evaluates a Problem that also
+// implements KeyedProblem, and not ProblemContext, with EvalKeyed, passing
+// as key the number of the evaluation in the run: the strategy's Evals()
+// before the generation (or the batch of known points) plus the row index.
+// Keys are therefore distinct within a run, and a candidate's key depends
+// neither on Workers nor on the order of evaluation: a restored strategy
+// gives its next generation the keys the run would have given it without
+// the interruption. The rules of Problem.Eval about concurrency, x and the
+// values apply.
+type KeyedProblem interface {
+	EvalKeyed(x []float64, key uint64) float64
+}
+
 // MaxWorkers bounds Options.Workers: each worker is a goroutine with its
 // own stack, and more workers than this would rarely find a candidate to
 // evaluate.
@@ -91,8 +106,9 @@ type Options struct {
 	// few evaluations of the budget may stay unused.
 	MaxEvals int
 	// Target, when not nil, stops the run with ReasonTarget after the
-	// first generation that evaluated a value <= *Target. Nil means no
-	// target.
+	// first generation that evaluated a value <= *Target (for a
+	// Recommender, whose recommendation's estimated value is <= *Target;
+	// Limits.Target). Nil means no target.
 	Target *float64
 	// MaxTime limits the wall-clock time of the call. 0 means no limit.
 	// When it passes, no evaluation starts, the context of the evaluations
@@ -106,6 +122,21 @@ type Options struct {
 	// every generation, and after the batch of known points of Inject
 	// (Progress.Injected). A nil Progress costs nothing.
 	Progress func(Progress)
+	// Stop, when not nil, is asked in the calling goroutine after every
+	// generation and batch of known points, after Progress: a reason it
+	// returns (one of Reasons(); "" goes on) stops the run with it. It
+	// stops a run on what the strategy does not see, such as the
+	// noise-free value of a noisy test problem reaching its target.
+	Stop func(Progress) Reason
+	// Abandoned, when not nil, is called in the calling goroutine with a
+	// generation that a failed evaluation stopped (under OnErrorStop): its
+	// candidates, the values of the rows evaluated before the stop and
+	// which rows those are (the matrix and slices are the run's: copy what
+	// you keep). Their values count for no best point, since which rows
+	// were evaluated depends on Workers and timing; this is where a caller
+	// keeps them (hees run -log writes them as rows of status
+	// "abandoned").
+	Abandoned func(pop *linalg.Dense, f []float64, evaluated []bool)
 	// Trace, when not nil, receives a row after every generation (see
 	// Trace for the columns and the cost), none for the batch of Inject.
 	Trace *Trace
@@ -206,10 +237,6 @@ const DefaultMaxFailures = 50
 // policy of hees (the command line, the ask/tell state and its workers).
 const MaxRetries = 1000
 
-// ReasonTooManyFailures: Options.MaxFailures points in a row failed under
-// OnErrorWorst. The string is stable like the others.
-const ReasonTooManyFailures Reason = "too many failures"
-
 // Progress describes the state of a run after one generation.
 type Progress struct {
 	// Strategy is the strategy being run. Read it; do not call Ask or Tell.
@@ -247,7 +274,7 @@ type Progress struct {
 // Result is the outcome of Minimize.
 type Result struct {
 	// X is the best point found (nil when no value below +Inf was found)
-	// and F its value (+Inf then).
+	// and F its value (+Inf then): the best single evaluation.
 	X []float64
 	F float64
 	// Evals counts objective evaluations: those told to the strategy over
@@ -264,6 +291,12 @@ type Result struct {
 	// Restarts is the number of restarts of a restarting strategy (IPOP),
 	// 0 otherwise.
 	Restarts int
+	// Recommendation is the point the strategy recommends apart from X,
+	// with its estimated value: a NoiseHandler's mean (Recommender). On a
+	// noisy objective X and F are the luckiest single evaluation, the
+	// Recommendation is the point to use. Its X is nil for the strategies
+	// without one.
+	Recommendation Recommendation
 	// Failures is the number of points of this call whose evaluation
 	// failed (after Options.Retries) and that were told as NaN under
 	// OnErrorWorst; they are counted in Evals.
@@ -313,18 +346,15 @@ func (e *ObjectiveError) Unwrap() error {
 	return err
 }
 
-// ReasonStrategyError: the strategy rejected an Ask or a Tell of the driver
-// (a bug, reported with the error). The string is stable like the others.
-const ReasonStrategyError Reason = "strategy error"
-
 // Minimize runs strategy s on problem p until a stopping criterion fires,
 // and returns the best point found.
 //
 // Each generation, Minimize asks s for its candidates, evaluates them with
 // opt.Workers goroutines and tells s the values in row order, so the run is
 // bit-identical for any number of workers. It stops, checking in this order,
-// when a value is -Inf (ReasonMinusInf), a value reaches opt.Target
-// (ReasonTarget), the strategy's Stop fires (its reason), the next
+// when a value is -Inf (ReasonMinusInf), a value (for a Recommender, its
+// recommendation's estimate) reaches opt.Target (ReasonTarget), the
+// strategy's Stop fires (its reason), the next
 // generation would exceed opt.MaxEvals (ReasonMaxEvals), or ctx is canceled
 // (ReasonCanceled) or opt.MaxTime passes (ReasonTimeLimit); a Run applies
 // these rules, which a caller who evaluates the candidates elsewhere can use
@@ -357,6 +387,9 @@ const ReasonStrategyError Reason = "strategy error"
 // state, and a strategy that has stopped returns at once with its reason.
 func Minimize(ctx context.Context, p Problem, s Strategy, opt Options) (Result, error) {
 	start := time.Now()
+	if ctx == nil {
+		return Result{F: math.Inf(1)}, errors.New("es: Minimize: nil Context (use context.Background())")
+	}
 	if err := checkOptions(p, s, opt); err != nil {
 		return Result{F: math.Inf(1)}, err
 	}
@@ -385,6 +418,9 @@ func Minimize(ctx context.Context, p Problem, s Strategy, opt Options) (Result, 
 	ev := &evaluator{problem: p, outer: parent, deadline: deadline, ctx: evalCtx, cancel: cancelEvals, workers: workers,
 		policy: opt.OnError, retries: opt.Retries}
 	ev.problemCtx, _ = p.(ProblemContext)
+	if ev.problemCtx == nil {
+		ev.keyed, _ = p.(KeyedProblem)
+	}
 	if workers > 1 {
 		ev.startWorkers(workers - 1) // the calling goroutine is the last worker
 		defer ev.stopWorkers()
@@ -422,12 +458,16 @@ func Minimize(ctx context.Context, p Problem, s Strategy, opt Options) (Result, 
 		}
 
 		ev.generation = s.Generation()
+		ev.keyBase = uint64(s.Evals())
 		injected := run.injecting // a batch of known points, no generation
 		complete := ev.evaluate(pop)
 		if ev.failed != nil {
 			// The generation is not told, and none of its values
 			// counts for the best so far: which rows were evaluated
 			// before the stop depends on timing.
+			if opt.Abandoned != nil {
+				opt.Abandoned(pop, ev.f, ev.evaluated)
+			}
 			run.Stop(ReasonObjectiveError, ev.evaluated)
 			return finish()
 		}
@@ -450,8 +490,8 @@ func Minimize(ctx context.Context, p Problem, s Strategy, opt Options) (Result, 
 			fMean, meanKnown := meanValue(mean, pop, ev.f)
 			opt.Trace.record(s, fMean, meanKnown, run.GenerationBest(), best, opt.Hessian)
 		}
-		if opt.Progress != nil {
-			opt.Progress(Progress{
+		if opt.Progress != nil || opt.Stop != nil {
+			pr := Progress{
 				Strategy:       s,
 				Generation:     s.Generation(),
 				Evals:          s.Evals(),
@@ -464,7 +504,18 @@ func Minimize(ctx context.Context, p Problem, s Strategy, opt Options) (Result, 
 				Values:         ev.f,
 				Failed:         ev.failedRows(),
 				Injected:       injected,
-			})
+			}
+			if opt.Progress != nil {
+				opt.Progress(pr)
+			}
+			if opt.Stop != nil && run.Reason() == "" {
+				if reason := opt.Stop(pr); reason != "" {
+					if err := run.Stop(reason, nil); err != nil {
+						res, _ := finish()
+						return res, fmt.Errorf("es: Minimize: Options.Stop: %w", err)
+					}
+				}
+			}
 		}
 		if run.Reason() != "" {
 			return finish()
@@ -479,8 +530,8 @@ func checkOptions(p Problem, s Strategy, opt Options) error {
 		return errors.New("es: Minimize: nil Problem")
 	case s == nil:
 		return errors.New("es: Minimize: nil Strategy")
-	case isUnsetIPOP(s):
-		return fmt.Errorf("es: Minimize: %w", errZeroIPOP)
+	case unsetWrapper(s) != nil:
+		return fmt.Errorf("es: Minimize: %w", unsetWrapper(s))
 	case opt.Workers < 0 || opt.Workers > MaxWorkers:
 		return fmt.Errorf("es: Minimize: Options.Workers = %d: must be in [0, %d]", opt.Workers, MaxWorkers)
 	case opt.MaxTime < 0:
@@ -537,6 +588,8 @@ func meanValue(mean []float64, pop *linalg.Dense, f []float64) (float64, bool) {
 type evaluator struct {
 	problem    Problem
 	problemCtx ProblemContext     // p as a ProblemContext; nil for a plain Problem
+	keyed      KeyedProblem       // p as a KeyedProblem when it is not a ProblemContext, else nil
+	keyBase    uint64             // the key of row 0: the strategy's Evals() before the generation
 	outer      context.Context    // the caller's, an ancestor of ctx
 	deadline   time.Time          // the time limit's; zero for none
 	ctx        context.Context    // the evaluations': the run's, canceled by a failure
@@ -656,7 +709,11 @@ func (e *evaluator) evalRow(i int) {
 		}
 	}()
 	if e.problemCtx == nil {
-		e.f[i] = e.problem.Eval(x)
+		if e.keyed != nil {
+			e.f[i] = e.keyed.EvalKeyed(x, e.keyBase+uint64(i))
+		} else {
+			e.f[i] = e.problem.Eval(x)
+		}
 		e.evaluated[i] = true
 		return
 	}

@@ -642,3 +642,53 @@ func TestProgressCandidates(t *testing.T) {
 		t.Errorf("%d generations reported, want 5", gens)
 	}
 }
+
+// TestMinimizeStopHook: Options.Stop stops the run after the generation it
+// returns a reason for, with that reason; an unknown reason is an error.
+func TestMinimizeStopHook(t *testing.T) {
+	s := stNew(t, HEES2, Config{Dim: 4, Seed: 2})
+	res, err := Minimize(context.Background(), Func(stSphere), s, Options{MaxEvals: 10000,
+		Stop: func(pr Progress) Reason {
+			if pr.Generation == 7 {
+				return ReasonTarget
+			}
+			return ""
+		}})
+	if err != nil || res.Reason != ReasonTarget || res.Generations != 7 {
+		t.Errorf("stopped at generation 7: %v, reason %q after %d generations", err, res.Reason, res.Generations)
+	}
+	_, err = Minimize(context.Background(), Func(stSphere), stNew(t, HEES2, Config{Dim: 4}), Options{MaxEvals: 1000,
+		Stop: func(Progress) Reason { return "bogus" }})
+	if err == nil || !strings.Contains(err.Error(), "Options.Stop") {
+		t.Errorf("an unknown reason: %v", err)
+	}
+}
+
+// TestMinimizeAbandoned: under OnErrorStop, Options.Abandoned hears of the
+// generation a failure stopped, with the rows evaluated before it and
+// their values, which the Result leaves out.
+func TestMinimizeAbandoned(t *testing.T) {
+	calls := 0
+	p := FuncContext(func(_ context.Context, x []float64) (float64, error) {
+		calls++
+		if calls == 4 {
+			return 0, errors.New("simulated failure")
+		}
+		return stSphere(x), nil
+	})
+	var got []float64
+	res, err := Minimize(context.Background(), p, stNew(t, HEES2, Config{Dim: 3, Pairs: 4}), Options{MaxEvals: 100,
+		Abandoned: func(pop *linalg.Dense, f []float64, evaluated []bool) {
+			for i, ok := range evaluated {
+				if ok {
+					if f[i] != stSphere(pop.RawRow(i)) {
+						t.Errorf("row %d: value %v, its point's %v", i, f[i], stSphere(pop.RawRow(i)))
+					}
+					got = append(got, f[i])
+				}
+			}
+		}})
+	if err == nil || res.Reason != ReasonObjectiveError || len(got) != 3 || res.X != nil || res.Evals != 3 {
+		t.Errorf("%v, reason %q: %d abandoned values, X %v, %d evaluations", err, res.Reason, len(got), res.X, res.Evals)
+	}
+}

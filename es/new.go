@@ -1,7 +1,5 @@
 package es
 
-import "fmt"
-
 // Recommended is the name of the strategy to use when there is no reason
 // to choose another, hees2 (the package documentation says why), and the
 // default of hees run and hees init.
@@ -54,10 +52,12 @@ func Load(data []byte) (Strategy, error) {
 		s = new(IPOP)
 	case bipopStateName:
 		s = new(BIPOP)
+	case noiseStateName:
+		s = new(NoiseHandler)
 	default:
 		r, err := lookup(name)
 		if err != nil {
-			return nil, fmt.Errorf("es: saved state of unknown strategy %q", name)
+			return nil, errorOf(ErrCorruptState, "es: saved state of unknown strategy %q", name)
 		}
 		s = r.zero()
 	}

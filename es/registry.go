@@ -64,6 +64,10 @@ type Info struct {
 	Transform bool
 	// MinDim is the smallest Config.Dim the strategy accepts.
 	MinDim int
+	// Margin says whether the strategy takes discrete coordinates
+	// (Config.Steps) with the margin of CMA-ES with Margin
+	// (docs/ALGORITHMS.md Section 19).
+	Margin bool
 }
 
 // Restarts returns the restart schemes the strategy supports: every
@@ -118,6 +122,9 @@ type strategyRow struct {
 	// shared fields and population resolve has already resolved, and
 	// checks them (nil: none).
 	defaults func(cfg *Config) error
+	// margin returns the default of Config.Margin with the resolved cfg,
+	// nil for a strategy without discrete coordinates (Info.Margin false).
+	margin func(cfg Config) float64
 	// memory is the memory, in bytes, the strategy needs with the
 	// resolved cfg (see MaxMemory); a float64, so that no size overflows.
 	memory func(cfg Config) float64

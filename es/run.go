@@ -15,7 +15,11 @@ type Limits struct {
 	// is not asked: the run stops with ReasonMaxEvals before it.
 	MaxEvals int
 	// Target, when not nil, stops the run with ReasonTarget after the
-	// first generation that evaluated a value <= *Target.
+	// first generation that evaluated a value <= *Target; for a strategy
+	// that recommends a point (a Recommender, such as a NoiseHandler),
+	// after the first generation whose recommendation has an estimated
+	// value <= *Target, since under noise a single value at the target
+	// is luck.
 	Target *float64
 }
 
@@ -108,7 +112,13 @@ func (r *Run) Ask() (*linalg.Dense, error) {
 		r.reason = ReasonStrategyError
 		return nil, err
 	}
-	rows, _ := r.pop.Dims()
+	rows, cols := r.pop.Dims()
+	if rows == 0 || cols != r.s.Dim() {
+		// A Strategy of the caller's that breaks the contract of Ask.
+		r.reason = ReasonStrategyError
+		return nil, fmt.Errorf("es: %s: Ask wrote %d candidates of %d coordinates, want at least one of Dim = %d",
+			r.s.Name(), rows, cols, r.s.Dim())
+	}
 	if r.limits.MaxEvals > 0 && r.s.Evals()+rows > r.limits.MaxEvals {
 		r.reason = ReasonMaxEvals
 		r.injecting = false
@@ -121,13 +131,15 @@ func (r *Run) Ask() (*linalg.Dense, error) {
 // Tell takes the values of every candidate of the generation asked, in row
 // order: it folds them into the best point, tells them to the strategy, and
 // stops the run when a value is -Inf or reaches the target. An error of the
-// strategy's Tell stops the run with ReasonStrategyError; a Tell without
-// a pending Ask, or with the wrong number of values, is an error that
-// changes nothing.
+// strategy's Tell stops the run with ReasonStrategyError; a Tell after the
+// run stopped (ErrStopped), without a pending Ask (ErrNoAsk), or with the
+// wrong number of values is an error that changes nothing.
 func (r *Run) Tell(f []float64) error {
 	switch {
+	case r.reason != "":
+		return errorOf(ErrStopped, "es: Run.Tell after the run stopped (%s)", r.reason)
 	case r.rows == 0:
-		return errors.New("es: Run.Tell without a generation asked")
+		return errorOf(ErrNoAsk, "es: Run.Tell without a generation asked")
 	case len(f) != r.rows:
 		return fmt.Errorf("es: Run.Tell: %d values for %d candidates", len(f), r.rows)
 	}
@@ -138,6 +150,10 @@ func (r *Run) Tell(f []float64) error {
 		r.rows = 0
 		r.reason = ReasonStrategyError
 		return err
+	}
+	if rec, ok := r.s.(Recommender); ok {
+		v := rec.Recommend()
+		reached = r.limits.Target != nil && v.Evals > 0 && v.F <= *r.limits.Target
 	}
 	r.rows = 0
 	switch {
@@ -158,10 +174,18 @@ func (r *Run) Tell(f []float64) error {
 // have returned values that mean nothing, and after a failure which rows
 // were evaluated depends on timing (docs/ALGORITHMS.md Section 15). A Run
 // restored from a file that recorded a stop is stopped with its reason and
-// nil values.
-func (r *Run) Stop(reason Reason, evaluated []bool) {
-	if reason == "" || r.reason != "" {
-		return
+// nil values. Stopping a run that has stopped changes nothing; a reason
+// that is not one of Reasons() or evaluated of another length than the
+// generation asked is an error that changes nothing.
+func (r *Run) Stop(reason Reason, evaluated []bool) error {
+	if reason == "" || !knownReason(reason) {
+		return fmt.Errorf("es: Run.Stop: reason %q is not a stop reason", reason)
+	}
+	if r.reason != "" {
+		return nil
+	}
+	if evaluated != nil && len(evaluated) != r.rows {
+		return fmt.Errorf("es: Run.Stop: %d rows marked evaluated, the generation asked has %d", len(evaluated), r.rows)
 	}
 	r.reason = reason
 	for _, ok := range evaluated {
@@ -171,6 +195,7 @@ func (r *Run) Stop(reason Reason, evaluated []bool) {
 	}
 	r.rows = 0
 	r.injecting = false
+	return nil
 }
 
 // foldBest folds the values of the generation asked into the best so far,
@@ -220,7 +245,7 @@ func (r *Run) Result() Result {
 	if x != nil {
 		x = append([]float64(nil), x...)
 	}
-	return Result{
+	res := Result{
 		X:           x,
 		F:           f,
 		Evals:       r.s.Evals() + r.abandoned,
@@ -228,6 +253,10 @@ func (r *Run) Result() Result {
 		Reason:      r.reason,
 		Restarts:    r.Restarts(),
 	}
+	if rec, ok := r.s.(Recommender); ok {
+		res.Recommendation = rec.Recommend()
+	}
+	return res
 }
 
 // restarter is implemented by strategies that restart (IPOP).

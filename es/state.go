@@ -2,8 +2,6 @@ package es
 
 import (
 	"encoding/binary"
-	"errors"
-	"fmt"
 	"hash/crc32"
 	"math"
 	"strconv"
@@ -26,13 +24,20 @@ import (
 // written as version 1, byte for byte as before they existed, so version 2
 // marks exactly the states that version 1 readers could not run.
 //
+// Version 4 adds the discrete coordinates of Config.Steps and Config.Margin
+// after the fields of version 2, and the margin's factors at the end of
+// the state (docs/ALGORITHMS.md Section 19); only a state with discrete
+// coordinates is written in it (hees2, cmaes, and IPOP and BIPOP around
+// them), so version 4 marks exactly the states that earlier readers could
+// not run.
+//
 // Version 3 is the format of the strategies that keep no d×d
 // transformation (es11, and the strategies of O(d) memory): the slot for
 // A after sigma is gone (marshalCore's shape), and the fields of version 2
 // are always present. Versions 1 and 2 of es11 hold the identity there.
 const (
 	stateMagic   = "hees-es/"
-	stateVersion = 3 // the latest version; this build reads 1 to 3
+	stateVersion = 4 // the latest version; this build reads 1 to 4
 	// stateVersionPlain is the version of a state without bounds and
 	// scales.
 	stateVersionPlain = 1
@@ -40,6 +45,8 @@ const (
 	stateVersionBounds = 2
 	// stateVersionNoA is the version without the slot for A.
 	stateVersionNoA = 3
+	// stateVersionSteps is the version with discrete coordinates.
+	stateVersionSteps = 4
 )
 
 // stateHeader returns the header line of a saved state of strategy name in
@@ -59,7 +66,7 @@ func stateHeaderVersion(name string, v int) string {
 // the version is known to be readable.
 func parseStateHeader(data []byte) (name string, version int, err error) {
 	if !strings.HasPrefix(string(data[:min(len(data), len(stateMagic))]), stateMagic) {
-		return "", 0, errors.New("es: not a saved strategy state (missing \"" + stateMagic + "\" header)")
+		return "", 0, errorOf(ErrCorruptState, "es: not a saved strategy state (missing %q header)", stateMagic)
 	}
 	nl := -1
 	for i := len(stateMagic); i < len(data) && i < len(stateMagic)+64; i++ {
@@ -69,17 +76,17 @@ func parseStateHeader(data []byte) (name string, version int, err error) {
 		}
 	}
 	if nl < 0 {
-		return "", 0, errors.New("es: saved state truncated or corrupt: header line not terminated")
+		return "", 0, errorOf(ErrCorruptState, "es: saved state truncated or corrupt: header line not terminated")
 	}
 	head := string(data[len(stateMagic):nl])
 	slash := strings.LastIndex(head, "/v")
 	if slash < 0 {
-		return "", 0, fmt.Errorf("es: saved state header %q has no version", head)
+		return "", 0, errorOf(ErrCorruptState, "es: saved state header %q has no version", head)
 	}
 	name = head[:slash]
 	version, err = strconv.Atoi(head[slash+2:])
 	if err != nil {
-		return "", 0, fmt.Errorf("es: saved state header %q has a malformed version", head)
+		return "", 0, errorOf(ErrCorruptState, "es: saved state header %q has a malformed version", head)
 	}
 	return name, version, nil
 }
@@ -92,19 +99,19 @@ func openState(data []byte, name string) (*stateReader, error) {
 		return nil, err
 	}
 	if got != name {
-		return nil, fmt.Errorf("es: saved state is of strategy %q, cannot restore it into %q", got, name)
+		return nil, errorOf(ErrCorruptState, "es: saved state is of strategy %q, cannot restore it into %q", got, name)
 	}
 	if version < stateVersionPlain || version > stateVersion {
-		return nil, fmt.Errorf("es: saved %s state has version v%d, this build reads v%d to v%d", name, version, stateVersionPlain, stateVersion)
+		return nil, errorOf(ErrCorruptState, "es: saved %s state has version v%d, this build reads v%d to v%d", name, version, stateVersionPlain, stateVersion)
 	}
 	head := len(stateHeaderVersion(name, version))
 	if len(data) < head+4 {
-		return nil, fmt.Errorf("es: saved %s state truncated: %d bytes", name, len(data))
+		return nil, errorOf(ErrCorruptState, "es: saved %s state truncated: %d bytes", name, len(data))
 	}
 	body := data[head : len(data)-4]
 	want := binary.LittleEndian.Uint32(data[len(data)-4:])
 	if got := crc32.ChecksumIEEE(data[:len(data)-4]); got != want {
-		return nil, fmt.Errorf("es: saved %s state truncated or corrupt: checksum %08x, want %08x", name, got, want)
+		return nil, errorOf(ErrCorruptState, "es: saved %s state truncated or corrupt: checksum %08x, want %08x", name, got, want)
 	}
 	return &stateReader{name: name, version: version, b: body}, nil
 }
@@ -127,14 +134,15 @@ func newStateWriterVersion(name string, v int) *stateWriter {
 	return &stateWriter{name: name, version: v, b: []byte(stateHeaderVersion(name, v))}
 }
 
-// upgrade marks a plain state as version 2, for the fields of bounds and
-// scales; the fields written so far stay.
-func (w *stateWriter) upgrade() {
-	if w.version >= stateVersionBounds {
+// upgrade marks a state of an earlier version as version v (2 for the
+// fields of bounds and scales, 4 for discrete coordinates); the fields
+// written so far stay.
+func (w *stateWriter) upgrade(v int) {
+	if w.version >= v {
 		return
 	}
 	head := len(stateHeaderVersion(w.name, w.version))
-	w.version = stateVersionBounds
+	w.version = v
 	w.b = append([]byte(stateHeaderVersion(w.name, w.version)), w.b[head:]...)
 }
 
@@ -200,7 +208,7 @@ type stateReader struct {
 
 func (r *stateReader) fail(format string, args ...any) {
 	if r.err == nil {
-		r.err = fmt.Errorf("es: saved %s state corrupt: "+format, append([]any{r.name}, args...)...)
+		r.err = errorOf(ErrCorruptState, "es: saved %s state corrupt: "+format, append([]any{r.name}, args...)...)
 	}
 }
 
@@ -209,7 +217,7 @@ func (r *stateReader) take(n int) []byte {
 		return nil
 	}
 	if n < 0 || n > len(r.b) {
-		r.err = fmt.Errorf("es: saved %s state truncated", r.name)
+		r.err = errorOf(ErrCorruptState, "es: saved %s state truncated", r.name)
 		return nil
 	}
 	p := r.b[:n]
@@ -303,7 +311,7 @@ func (r *stateReader) matrix(m *linalg.Dense) {
 // done reports the first error, or an error if bytes are left over.
 func (r *stateReader) done() error {
 	if r.err == nil && len(r.b) != 0 {
-		r.err = fmt.Errorf("es: saved %s state corrupt: %d unread bytes", r.name, len(r.b))
+		r.err = errorOf(ErrCorruptState, "es: saved %s state corrupt: %d unread bytes", r.name, len(r.b))
 	}
 	return r.err
 }

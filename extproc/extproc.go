@@ -8,7 +8,8 @@
 // for the whole optimisation. To evaluate a point it writes one line to the
 // standard input of an idle process: the coordinates formatted with
 // strconv.FormatFloat(v, 'g', -1, 64), separated by single spaces, ending in
-// "\n". It then reads one line from the process's standard output: the
+// "\n" (or the text Options.Encode writes for the point, such as one JSON
+// object of named values, and "\n"). It then reads one line from the process's standard output: the
 // objective value, a number as strconv.ParseFloat reads it (surrounding
 // blanks and a "\r" are ignored). "nan", "inf" and "-inf" are values, not
 // errors: the strategy ranks them by its own rules. A number too large for
@@ -133,6 +134,10 @@ type Options struct {
 	// process on top of the environment of the calling program (and below
 	// WorkerEnv).
 	Env []string
+	// WorkerBase is added to the index of each process in WorkerEnv, for a
+	// caller whose pools must give indices unique among several pools
+	// (hees worker's loops, which each have a pool of one process).
+	WorkerBase int
 	// Dir is the working directory of every process, against which a
 	// relative program path such as "./sim" is resolved too; "" means the
 	// calling program's.
@@ -153,6 +158,12 @@ type Options struct {
 	// WarnAfter is the wait before Warn is called; zero means
 	// DefaultWarnAfter.
 	WarnAfter time.Duration
+	// Encode, when not nil, writes the line of a point instead of the
+	// numbers: it appends the text for x to dst, without the newline, and
+	// returns it (such as one JSON object of named values, hees run
+	// -format json). The text must not contain a newline. Errors and
+	// warnings then quote that text.
+	Encode func(dst []byte, x []float64) []byte
 	// Restart, when true, replaces the process of a failed evaluation by a
 	// fresh one of the same index instead of stopping the pool: the Eval
 	// still returns its *EvalError, and the next Eval gets a new process
@@ -184,6 +195,7 @@ var (
 // EvalError reports a failed evaluation.
 type EvalError struct {
 	Point   []float64 // the point being evaluated
+	Line    string    // the line written for it, when Options.Encode wrote it
 	Process int       // the process's index in the pool, from 0
 	PID     int       // the process's operating-system id
 	Err     error     // the cause
@@ -193,8 +205,12 @@ type EvalError struct {
 // Error names the point, the process, the cause and the standard error
 // tail, which follows on indented lines.
 func (e *EvalError) Error() string {
-	return fmt.Sprintf("extproc: evaluating [%s] in process %d (pid %d): %v%s",
-		points.Format(e.Point), e.Process, e.PID, e.Err, stderrSection(e.Stderr))
+	point := "[" + points.Format(e.Point) + "]"
+	if e.Line != "" {
+		point = e.Line
+	}
+	return fmt.Sprintf("extproc: evaluating %s in process %d (pid %d): %v%s",
+		point, e.Process, e.PID, e.Err, stderrSection(e.Stderr))
 }
 
 // Unwrap returns the cause.
@@ -271,6 +287,8 @@ func Start(ctx context.Context, command string, procs int, opts Options) (*Pool,
 		return nil, fmt.Errorf("extproc: %w", err)
 	}
 	switch {
+	case ctx == nil:
+		return nil, errors.New("extproc: nil Context (use context.Background())")
 	case procs < 1 || procs > MaxProcs:
 		return nil, fmt.Errorf("extproc: %d processes requested, want 1 to %d", procs, MaxProcs)
 	case opts.EvalTimeout < 0:
@@ -520,6 +538,8 @@ type process struct {
 	stdout *os.File // read end of its standard output
 	stderr *os.File // read end of its standard error
 	line   []byte   // the point being written, reused by every evaluation
+	// encode is Options.Encode.
+	encode func(dst []byte, x []float64) []byte
 
 	lines    chan string   // answer lines; closed when the output ends
 	readErr  error         // why the output ended (nil at end of file); set before lines is closed
@@ -546,7 +566,7 @@ func (p *Pool) startProcess(index int) (*process, error) {
 	cmd := exec.Command(p.words[0], p.words[1:]...)
 	cmd.Dir = p.opts.Dir
 	cmd.Env = append(os.Environ(), p.opts.Env...)
-	cmd.Env = append(cmd.Env, WorkerEnv+"="+strconv.Itoa(index))
+	cmd.Env = append(cmd.Env, WorkerEnv+"="+strconv.Itoa(p.opts.WorkerBase+index))
 	ownProcessGroup(cmd)
 	var files []*os.File // every pipe end, for cleanup on failure
 	pipe := func() (r, w *os.File, err error) {
@@ -583,6 +603,7 @@ func (p *Pool) startProcess(index int) (*process, error) {
 		return nil, err
 	}
 	pr := &process{
+		encode:     p.opts.Encode,
 		index:      index,
 		cmd:        cmd,
 		stdin:      inW,
@@ -705,7 +726,7 @@ func (pr *process) eval(ctx context.Context, x []float64, p *Pool) (float64, err
 		answer   string
 		answered bool
 	)
-	pr.line = append(points.Append(pr.line[:0], x), '\n')
+	pr.line = append(pr.format(pr.line[:0], x), '\n')
 	_, writeErr := pr.stdin.Write(pr.line)
 	if writeErr == nil {
 		answer, answered = pr.await(x, p)
@@ -766,11 +787,14 @@ func (pr *process) await(x []float64, p *Pool) (answer string, answered bool) {
 // waitMessage says that the process has not answered x after waited, and
 // what to check.
 func (pr *process) waitMessage(x []float64, waited time.Duration) string {
-	point := points.Format(x)
+	point := "[" + points.Format(x) + "]"
+	if pr.encode != nil {
+		point = string(pr.encode(nil, x))
+	}
 	if len(point) > maxWarnPoint {
 		point = point[:maxWarnPoint] + "..."
 	}
-	return fmt.Sprintf("extproc: process %d (pid %d) has not answered [%s] after %v and is still being waited for; "+
+	return fmt.Sprintf("extproc: process %d (pid %d) has not answered %s after %v and is still being waited for; "+
 		"a program must read its input line by line (mawk: -W interactive) and flush each answer "+
 		"(Python: print(..., flush=True), C: fflush(stdout)); an evaluation timeout bounds the wait",
 		pr.index, pr.cmd.Process.Pid, point, waited)
@@ -809,6 +833,15 @@ func exitStatus(waitErr error) string {
 	return waitErr.Error()
 }
 
+// format appends the line of x, without its newline: Options.Encode's,
+// or the numbers.
+func (pr *process) format(dst []byte, x []float64) []byte {
+	if pr.encode != nil {
+		return pr.encode(dst, x)
+	}
+	return points.Append(dst, x)
+}
+
 // fail aborts the process with cause, unless it was aborted already, and
 // returns the error for the evaluation of x.
 func (pr *process) fail(x []float64, cause error) *EvalError {
@@ -822,8 +855,13 @@ func (pr *process) report(x []float64) *EvalError {
 	pr.mu.Lock()
 	pr.reported = true
 	pr.mu.Unlock()
+	var line string
+	if pr.encode != nil {
+		line = string(pr.encode(nil, x))
+	}
 	return &EvalError{
 		Point:   append([]float64(nil), x...),
+		Line:    line,
 		Process: pr.index,
 		PID:     pr.cmd.Process.Pid,
 		Err:     pr.abortCause(),

@@ -497,6 +497,7 @@ func TestStartErrors(t *testing.T) {
 		{"negative warning delay", context.Background(), ok, 1, Options{WarnAfter: -1}, "negative warning delay"},
 		{"missing program", context.Background(), "/no/such/sim --fast", 2, Options{}, `starting "/no/such/sim --fast"`},
 		{"canceled", canceled, ok, 1, Options{}, "context canceled"},
+		{"nil context", nil, ok, 1, Options{}, "nil Context"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			checkNoGoroutineLeak(t)

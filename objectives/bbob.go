@@ -75,21 +75,26 @@ func NewBBOB(function, instance, dim int) (Problem, error) {
 		}
 		p.hessDiag = two
 	}
+	p.f = b.evaluator()
+	return p, nil
+}
+
+// evaluator returns the function x ↦ f(x) of b, which takes its work vector
+// (if it needs one) from b's pool.
+func (b *bbobData) evaluator() func(x []float64) float64 {
 	if b.workLen == 0 {
-		p.f = func(x []float64) float64 { return b.eval(x, nil) }
-		return p, nil
+		return func(x []float64) float64 { return b.eval(x, nil) }
 	}
 	b.pool.New = func() any {
 		w := make([]float64, b.workLen)
 		return &w
 	}
-	p.f = func(x []float64) float64 {
+	return func(x []float64) float64 {
 		wp := b.pool.Get().(*[]float64)
 		v := b.eval(x, *wp)
 		b.pool.Put(wp)
 		return v
 	}
-	return p, nil
 }
 
 // bbobName is the canonical spec of a BBOB problem.
@@ -112,8 +117,12 @@ type bbobData struct {
 	rot, rotQ, mat []float64
 	// coef, coef2 are per-coordinate constants of the function.
 	coef, coef2 []float64
-	// Scalars of the function (Weierstrass f0, Lunacek s and μ1, …).
+	// Scalars of the function (Weierstrass f0, Lunacek s and μ1, the
+	// Griewank–Rosenbrock factor, …).
 	scalar, scalar2 float64
+	// penalty is the factor of fpen(x) in f7, f17/f18 and f21/f22 (1, 10,
+	// 1); their bbob-noisy variants set it to 0.
+	penalty float64
 	// Gallagher peaks (f21, f22): heights w_i, scales c_ij and rotated
 	// locations ỹ_ij, peak-major.
 	peakHeight, peakScale, peakLoc []float64
@@ -121,6 +130,14 @@ type bbobData struct {
 	eval    func(x, work []float64) float64
 	workLen int       // length of the work vector eval needs; 0 for none
 	pool    sync.Pool // of *[]float64 of length workLen
+
+	// checks makes the evaluators check each intermediate vector as COCO's
+	// coco_evaluate_function does between two transformations: one that
+	// holds an infinity gives +Inf, else one that holds a NaN gives NaN
+	// (docs/BBOB.md §10). Only bbob-mixint sets it: NewBBOB's problems keep
+	// their values, which differ from COCO's only where an intermediate
+	// vector overflows.
+	checks bool
 }
 
 // Transform parameters of docs/BBOB.md §6.
@@ -143,6 +160,7 @@ const (
 	schwefelOffset  = 418.9828872724339
 	lunacekMu0      = 2.5
 	lunacekD        = 1
+	griewankFactor  = 10 // f19's 10 + 10·Σ(…)/(D−1)
 )
 
 // newBBOBData computes the per-instance data of function f, instance inst,
@@ -251,6 +269,7 @@ func newBBOBData(f, inst, dim int) *bbobData {
 		}
 		b.rotQ = rowScaled(lambda, rotQ())
 		b.rot = rotR()
+		b.penalty = 1
 		b.eval, b.workLen = b.f7, dim
 	case 8:
 		for i := range b.xopt {
@@ -274,6 +293,7 @@ func newBBOBData(f, inst, dim int) *bbobData {
 			b.best[j] = s / (2 * rosenbrockFactor)
 		}
 		b.workLen = dim
+		b.scalar = griewankFactor
 		if f == 9 {
 			b.eval = b.f9
 		} else {
@@ -327,6 +347,7 @@ func newBBOBData(f, inst, dim int) *bbobData {
 		b.rot = rotR()
 		b.mat = rowScaled(sqrtPowers(cond), rotQ())
 		b.coef2 = asymmetry(betaSchaffers)
+		b.penalty = 10
 		b.eval, b.workLen = b.f17, 2*dim
 	case 20:
 		b.initSchwefel(rseed, conditioning(condRastrigin))
@@ -423,6 +444,7 @@ func (b *bbobData) initGallagher(f int, rseed int64) {
 	for i := range dim {
 		b.best[i] = 0.8 * (float64(span*ul[i]) - offset)
 	}
+	b.penalty = 1
 	b.eval, b.workLen = b.fGallagher, dim
 }
 

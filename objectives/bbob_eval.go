@@ -82,6 +82,48 @@ func rastriginRaw(sumCos, sumSq float64, dim int) float64 {
 	return float64(10*(float64(dim)-sumCos)) + sumSq
 }
 
+// level accumulates COCO's check of one intermediate vector, element by
+// element (bbobData.checks): an infinity anywhere gives +Inf, otherwise a
+// NaN anywhere gives NaN.
+type level struct{ inf, nan bool }
+
+// add checks one element.
+func (l *level) add(v float64) {
+	if math.IsInf(v, 0) {
+		l.inf = true
+	} else if v != v {
+		l.nan = true
+	}
+}
+
+// value returns the value COCO gives and whether the vector had a special
+// element.
+func (l *level) value() (float64, bool) {
+	switch {
+	case l.inf:
+		return math.Inf(1), true
+	case l.nan:
+		return math.NaN(), true
+	}
+	return 0, false
+}
+
+// overflowed reports, for a problem with checks, whether v is infinite: an
+// elementwise transformation of a finite vector gives no NaN, and an
+// infinity anywhere in a level gives +Inf.
+func (b *bbobData) overflowed(v float64) bool {
+	return b.checks && math.IsInf(v, 0)
+}
+
+// checked reports COCO's value for the intermediate vector v of a problem
+// with checks.
+func (b *bbobData) checked(v []float64) (float64, bool) {
+	if !b.checks {
+		return 0, false
+	}
+	return special(v)
+}
+
 // f1 Sphere: z = x − xopt, f = Σ z² + fopt.
 func (b *bbobData) f1(x, _ []float64) float64 {
 	s := 0.0
@@ -97,6 +139,9 @@ func (b *bbobData) f2(x, _ []float64) float64 {
 	s := 0.0
 	for i, v := range x {
 		z := tosz(v - b.xopt[i])
+		if b.overflowed(z) {
+			return math.Inf(1)
+		}
 		s += float64(b.coef[i] * z * z)
 	}
 	return s + b.fopt
@@ -106,7 +151,12 @@ func (b *bbobData) f2(x, _ []float64) float64 {
 func (b *bbobData) f3(x, _ []float64) float64 {
 	sumCos, sumSq := 0.0, 0.0
 	for i, v := range x {
-		z := b.coef[i] * tasy(tosz(v-b.xopt[i]), b.coef2[i])
+		y := tosz(v - b.xopt[i])
+		u := tasy(y, b.coef2[i])
+		z := b.coef[i] * u
+		if b.overflowed(y) || b.overflowed(u) || b.overflowed(z) {
+			return math.Inf(1)
+		}
 		sumCos += xmath.Cos(2 * math.Pi * z)
 		sumSq += float64(z * z)
 	}
@@ -124,6 +174,9 @@ func (b *bbobData) f4(x, _ []float64) float64 {
 			factor *= 10
 		}
 		z := factor * y
+		if b.overflowed(y) || b.overflowed(z) {
+			return math.Inf(1)
+		}
 		sumCos += xmath.Cos(2 * math.Pi * z)
 		sumSq += float64(z * z)
 	}
@@ -152,19 +205,25 @@ func (b *bbobData) f6(x, work []float64) float64 {
 	y := work[:n]
 	shift(y, x, b.xopt)
 	s := 0.0
+	var l level
 	for r := range n {
 		z := affineRow(b.mat[r*n:r*n+n], y, 0)
+		l.add(z)
 		if float64(z*b.xopt[r]) > 0 {
 			s += float64(sectorFactor * sectorFactor * z * z)
 		} else {
 			s += float64(z * z)
 		}
 	}
+	if v, bad := l.value(); bad && b.checks {
+		return v
+	}
 	return xmath.Pow(tosz(s), 0.9) + b.fopt
 }
 
 // f7 Step ellipsoid: ẑ = Λ^10·Q·(x − xopt), rounded to z̃, z = R·z̃;
-// f = 0.1·max(|ẑ_0|/10^4, Σ 100^(t_i) z_i²) + fpen(x) + fopt.
+// f = 0.1·max(|ẑ_0|/10^4, Σ 100^(t_i) z_i²) + penalty·fpen(x) + fopt
+// (penalty 1; 0 in f113-f115).
 func (b *bbobData) f7(x, work []float64) float64 {
 	n := b.dim
 	zt := work[:n]
@@ -189,7 +248,7 @@ func (b *bbobData) f7(x, work []float64) float64 {
 		z := affineRow(b.rot[r*n:r*n+n], zt, 0)
 		s += float64(b.coef[r] * z * z)
 	}
-	return float64(0.1*max(math.Abs(first)/1e4, s)) + bbobPenalty(x) + b.fopt
+	return float64(0.1*max(math.Abs(first)/1e4, s)) + float64(b.penalty*bbobPenalty(x)) + b.fopt
 }
 
 // rosenbrockRaw is Σ_{i<D−1} 100(z_i² − z_{i+1})² + (1 − z_i)², summed as
@@ -228,6 +287,9 @@ func (b *bbobData) f9(x, work []float64) float64 {
 	for r := range n {
 		z[r] = affineRow(b.mat[r*n:r*n+n], x, 0.5)
 	}
+	if v, bad := b.checked(z); bad {
+		return v
+	}
 	return rosenbrockRaw(z) + b.fopt
 }
 
@@ -237,9 +299,21 @@ func (b *bbobData) f10(x, work []float64) float64 {
 	y := work[:n]
 	shift(y, x, b.xopt)
 	s := 0.0
+	var rotated, oscillated level
 	for r := range n {
-		z := tosz(affineRow(b.rot[r*n:r*n+n], y, 0))
+		u := affineRow(b.rot[r*n:r*n+n], y, 0)
+		z := tosz(u)
+		rotated.add(u)
+		oscillated.add(z)
 		s += float64(b.coef[r] * z * z)
+	}
+	if b.checks {
+		if v, bad := rotated.value(); bad {
+			return v
+		}
+		if v, bad := oscillated.value(); bad {
+			return v
+		}
 	}
 	return s + b.fopt
 }
@@ -249,11 +323,26 @@ func (b *bbobData) f11(x, work []float64) float64 {
 	n := b.dim
 	y := work[:n]
 	shift(y, x, b.xopt)
-	z0 := tosz(affineRow(b.rot[:n], y, 0))
+	var rotated, oscillated level
+	u0 := affineRow(b.rot[:n], y, 0)
+	z0 := tosz(u0)
+	rotated.add(u0)
+	oscillated.add(z0)
 	s := float64(condDiscus * z0 * z0)
 	for r := 1; r < n; r++ {
-		z := tosz(affineRow(b.rot[r*n:r*n+n], y, 0))
+		u := affineRow(b.rot[r*n:r*n+n], y, 0)
+		z := tosz(u)
+		rotated.add(u)
+		oscillated.add(z)
 		s += float64(z * z)
+	}
+	if b.checks {
+		if v, bad := rotated.value(); bad {
+			return v
+		}
+		if v, bad := oscillated.value(); bad {
+			return v
+		}
 	}
 	return s + b.fopt
 }
@@ -265,14 +354,26 @@ func (b *bbobData) f12(x, work []float64) float64 {
 	y, u := work[:n], work[n:2*n]
 	shift(y, x, b.xopt)
 	mulRows(u, b.rot, y)
+	if v, bad := b.checked(u); bad {
+		return v
+	}
 	for i, v := range u {
 		u[i] = tasy(v, b.coef2[i])
 	}
+	if v, bad := b.checked(u); bad {
+		return v
+	}
+	var l level
 	z0 := affineRow(b.rot[:n], u, 0)
+	l.add(z0)
 	s := float64(z0 * z0)
 	for r := 1; r < n; r++ {
 		z := affineRow(b.rot[r*n:r*n+n], u, 0)
+		l.add(z)
 		s += float64(condBentCigar * z * z)
+	}
+	if v, bad := l.value(); bad && b.checks {
+		return v
 	}
 	return s + b.fopt
 }
@@ -283,11 +384,17 @@ func (b *bbobData) f13(x, work []float64) float64 {
 	n := b.dim
 	y := work[:n]
 	shift(y, x, b.xopt)
+	var l level
 	z0 := affineRow(b.mat[:n], y, 0)
+	l.add(z0)
 	s := 0.0
 	for r := 1; r < n; r++ {
 		z := affineRow(b.mat[r*n:r*n+n], y, 0)
+		l.add(z)
 		s += float64(z * z)
+	}
+	if v, bad := l.value(); bad && b.checks {
+		return v
 	}
 	return float64(z0*z0) + float64(ridgeFactor*math.Sqrt(s)) + b.fopt
 }
@@ -298,9 +405,14 @@ func (b *bbobData) f14(x, work []float64) float64 {
 	y := work[:n]
 	shift(y, x, b.xopt)
 	s := 0.0
+	var l level
 	for r := range n {
 		z := affineRow(b.rot[r*n:r*n+n], y, 0)
+		l.add(z)
 		s += xmath.Pow(math.Abs(z), b.coef[r])
+	}
+	if v, bad := l.value(); bad && b.checks {
+		return v
 	}
 	return math.Sqrt(s) + b.fopt
 }
@@ -311,14 +423,29 @@ func (b *bbobData) f15(x, work []float64) float64 {
 	y, u := work[:n], work[n:2*n]
 	shift(y, x, b.xopt)
 	mulRows(u, b.rot, y)
+	if v, bad := b.checked(u); bad {
+		return v
+	}
 	for i, v := range u {
-		u[i] = tasy(tosz(v), b.coef2[i])
+		z := tosz(v)
+		u[i] = tasy(z, b.coef2[i])
+		if b.overflowed(z) {
+			return math.Inf(1)
+		}
+	}
+	if v, bad := b.checked(u); bad {
+		return v
 	}
 	sumCos, sumSq := 0.0, 0.0
+	var l level
 	for r := range n {
 		z := affineRow(b.mat[r*n:r*n+n], u, 0)
+		l.add(z)
 		sumCos += xmath.Cos(2 * math.Pi * z)
 		sumSq += float64(z * z)
+	}
+	if v, bad := l.value(); bad && b.checks {
+		return v
 	}
 	return rastriginRaw(sumCos, sumSq, n) + b.fopt
 }
@@ -331,15 +458,26 @@ func (b *bbobData) f16(x, work []float64) float64 {
 	y, u := work[:n], work[n:2*n]
 	shift(y, x, b.xopt)
 	mulRows(u, b.rot, y)
+	if v, bad := b.checked(u); bad {
+		return v
+	}
 	for i, v := range u {
 		u[i] = tosz(v)
 	}
+	if v, bad := b.checked(u); bad {
+		return v
+	}
 	s := 0.0
+	var l level
 	for r := range n {
 		z := affineRow(b.mat[r*n:r*n+n], u, 0)
+		l.add(z)
 		for k, a := range b.coef {
 			s += float64(xmath.Cos(2*math.Pi*(z+0.5)*b.coef2[k]) * a)
 		}
+	}
+	if v, bad := l.value(); bad && b.checks {
+		return v
 	}
 	raw := float64(10 * xmath.Pow(s/float64(n)-b.scalar, 3))
 	return raw + b.fopt + float64(10/float64(n)*bbobPenalty(x))
@@ -347,19 +485,30 @@ func (b *bbobData) f16(x, work []float64) float64 {
 
 // f17 and f18 Schaffers F7: z = Λ^c·Q·Tasy^0.5(R·(x − xopt)), s_i = z_i² +
 // z_{i+1}², f = ((1/(D−1)) Σ s_i^0.25·(1 + sin²(50·s_i^0.1)))² + fopt
-// + 10·fpen(x). mat holds Λ^c·Q.
+// + penalty·fpen(x) (penalty 10; 0 in f122-f124). mat holds Λ^c·Q.
 func (b *bbobData) f17(x, work []float64) float64 {
 	n := b.dim
 	y, u := work[:n], work[n:2*n]
 	shift(y, x, b.xopt)
 	mulRows(u, b.rot, y)
+	if v, bad := b.checked(u); bad {
+		return v
+	}
 	for i, v := range u {
 		u[i] = tasy(v, b.coef2[i])
 	}
+	if v, bad := b.checked(u); bad {
+		return v
+	}
+	zs := y // x − xopt is no longer needed
+	mulRows(zs, b.mat, u)
+	if v, bad := b.checked(zs); bad {
+		return v
+	}
 	s := 0.0
-	z := affineRow(b.mat[:n], u, 0)
+	z := zs[0]
 	for r := 1; r < n; r++ {
-		next := affineRow(b.mat[r*n:r*n+n], u, 0)
+		next := zs[r]
 		t := float64(z*z) + float64(next*next)
 		if math.IsInf(t, 1) {
 			// COCO returns the infinite s_i itself (sin(∞) is NaN).
@@ -370,16 +519,20 @@ func (b *bbobData) f17(x, work []float64) float64 {
 		z = next
 	}
 	m := s / float64(n-1)
-	return float64(m*m) + b.fopt + float64(10*bbobPenalty(x))
+	return float64(m*m) + b.fopt + float64(b.penalty*bbobPenalty(x))
 }
 
 // f19 Griewank–Rosenbrock: z = c·Q·x + 0.5, s_i = 100(z_i² − z_{i+1})² +
-// (z_i − 1)², f = 10 + 10·Σ (s_i/4000 − cos s_i)/(D−1) + fopt.
+// (z_i − 1)², f = a + a·Σ (s_i/4000 − cos s_i)/(D−1) + fopt with a =
+// scalar (10; 1 in f125-f127).
 func (b *bbobData) f19(x, work []float64) float64 {
 	n := b.dim
 	z := work[:n]
 	for r := range n {
 		z[r] = affineRow(b.mat[r*n:r*n+n], x, 0) + 0.5
+	}
+	if v, bad := b.checked(z); bad {
+		return v
 	}
 	s := 0.0
 	for i := 0; i+1 < n; i++ {
@@ -388,7 +541,7 @@ func (b *bbobData) f19(x, work []float64) float64 {
 		t := float64(100*c1*c1) + float64(c2*c2)
 		s += t/4000 - xmath.Cos(t)
 	}
-	return 10 + float64(10*s)/float64(n-1) + b.fopt
+	return b.scalar + float64(b.scalar*s)/float64(n-1) + b.fopt
 }
 
 // f20 Schwefel: x̂ = 2·sign ⊙ x, ẑ_i = x̂_i + 0.25·(x̂_{i−1} − 2|xopt_{i−1}|),
@@ -409,7 +562,13 @@ func (b *bbobData) f20(x, _ []float64) float64 {
 		}
 		twice := 2 * math.Abs(xo)
 		prev = xh - twice
-		z := 100 * (float64(b.coef[i]*(zh-twice)) + twice)
+		c := zh - twice
+		t := float64(b.coef[i] * c)
+		u := t + twice
+		z := 100 * u
+		if b.overflowed(xh) || b.overflowed(zh) || b.overflowed(c) || b.overflowed(t) || b.overflowed(u) || b.overflowed(z) {
+			return math.Inf(1)
+		}
 		if d := math.Abs(z) - 500; d > 0 {
 			pen += float64(d * d)
 		}
@@ -420,7 +579,7 @@ func (b *bbobData) f20(x, _ []float64) float64 {
 
 // fGallagher is f21 and f22: x̃ = Q·x,
 // G = max_i w_i·exp(−(0.5/D)·Σ_j c_ij (x̃_j − ỹ_ij)²),
-// f = Tosz(10 − G)² + fpen(x) + fopt.
+// f = Tosz(10 − G)² + penalty·fpen(x) + fopt (penalty 1; 0 in f128-f130).
 func (b *bbobData) fGallagher(x, work []float64) float64 {
 	n := b.dim
 	xt := work[:n]
@@ -437,7 +596,7 @@ func (b *bbobData) fGallagher(x, work []float64) float64 {
 		g = max(g, w*xmath.Exp(fac*s))
 	}
 	t := tosz(10 - g)
-	return float64(t*t) + bbobPenalty(x) + b.fopt
+	return float64(t*t) + float64(b.penalty*bbobPenalty(x)) + b.fopt
 }
 
 // f23 Katsuura: z = M·(x − xopt), M = R·Λ^100·Q;
@@ -449,8 +608,10 @@ func (b *bbobData) f23(x, work []float64) float64 {
 	y := work[:n]
 	shift(y, x, b.xopt)
 	prod := 1.0
+	var l level
 	for r := range n {
 		z := affineRow(b.mat[r*n:r*n+n], y, 0)
+		l.add(z)
 		t := 0.0
 		scale := 1.0
 		for range katsuuraTerms {
@@ -459,6 +620,9 @@ func (b *bbobData) f23(x, work []float64) float64 {
 			t += math.Abs(v-math.Floor(v+0.5)) / scale
 		}
 		prod *= xmath.Pow(1+float64(float64(r+1)*t), b.scalar)
+	}
+	if v, bad := l.value(); bad && b.checks {
+		return v
 	}
 	d := float64(n)
 	return float64(10/d/d*(prod-1)) + b.fopt + bbobPenalty(x)

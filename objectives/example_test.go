@@ -36,6 +36,28 @@ func ExampleNewBBOB() {
 	// bbob/f10/i3 -491.53 true -5 5
 }
 
+func ExampleNewBBOBNoisy() {
+	p, err := objectives.NewBBOBNoisy(101, 1, 5) // COCO's bbob_noisy_f101_i01_d05
+	if err != nil {
+		log.Fatal(err)
+	}
+	x := []float64{0, 0, 0, 0, 0}
+	_, fopt, _ := p.Optimum()
+	fmt.Println(p.Name(), fopt, p.Noiseless(x))
+
+	// Eval follows COCO's noise sequence: a fresh problem gives COCO's
+	// values in COCO's order, a different one at each call.
+	fmt.Println(p.Eval(x), p.Eval(x))
+
+	// EvalKeyed draws the noise from (seed, key) alone, for parallel runs.
+	a, b := p.EvalKeyed(x, 1, 42), p.EvalKeyed(x, 1, 42)
+	fmt.Println(a == b, a != p.EvalKeyed(x, 1, 43))
+	// Output:
+	// bbob-noisy/f101/i1 79.48 92.30397568000001
+	// 92.33833880702696 92.13266253284395
+	// true true
+}
+
 func ExampleNewQuadratic() {
 	h := linalg.NewDense(2, 2, []float64{
 		2, 1,
@@ -75,7 +97,7 @@ func ExampleNames() {
 	names := objectives.Names()
 	fmt.Println(names[:3], names[len(names)-1])
 	// Output:
-	// [sphere ellipsoid rotellipsoid] bbob/f24
+	// [sphere ellipsoid rotellipsoid] bbob-noisy/f130
 }
 
 func ExampleNewEllipsoid() {
@@ -102,4 +124,49 @@ func ExampleNewRandomQuadratic() {
 	fmt.Printf("%s cond(H) = %.6g\n", p.Name(), cond)
 	// Output:
 	// quadratic:cond=10000,seed=3 cond(H) = 10000
+}
+
+func ExampleNewBBOBLargeScale() {
+	p, err := objectives.NewBBOBLargeScale(10, 3, 640) // COCO's bbob_f010_i03_d0640
+	if err != nil {
+		log.Fatal(err)
+	}
+	xopt, fopt, _ := p.Optimum()
+	fmt.Println(p.Name(), fopt, p.Eval(xopt) == fopt)
+	// Output:
+	// bbob-largescale/f10/i3 -491.53 true
+}
+
+func ExampleNewBBOBMixint() {
+	p, err := objectives.NewBBOBMixint(1, 1, 5) // COCO's bbob-mixint_f001_i01_d05
+	if err != nil {
+		log.Fatal(err)
+	}
+	xopt, fopt, _ := p.Optimum()
+	fmt.Println(p.Name(), xopt[:4], fopt)
+	// Integer coordinates are rounded half up and clamped to their range.
+	fmt.Println(p.Eval([]float64{0.5, 1.49, 2.5, -7, 0.25}) == p.Eval([]float64{1, 1, 3, 0, 0.25}))
+	// Output:
+	// bbob-mixint/f1/i1 [1 1 3 12] 79.48
+	// true
+}
+
+func ExampleDomainsOf() {
+	p, err := objectives.Parse("bbob-mixint/f7/i2", 10)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, d := range objectives.DomainsOf(p)[7:] {
+		fmt.Printf("[%g, %g] integer %t\n", d.Lo, d.Hi, d.Integer)
+	}
+	q, err := objectives.Parse("bbob/f7/i2", 2)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(objectives.DomainsOf(q)) // one box for all, from Bounds
+	// Output:
+	// [0, 15] integer true
+	// [-5, 5] integer false
+	// [-5, 5] integer false
+	// [{-5 5 false} {-5 5 false}]
 }

@@ -11,7 +11,10 @@ import (
 // Problem is an objective function to minimise on R^Dim.
 //
 // Every Problem built by this package is immutable after construction, and
-// Eval is safe for concurrent use by any number of goroutines. Eval does not
+// Eval is safe for concurrent use by any number of goroutines, with one
+// exception: the Eval of a bbob-noisy problem ([Noisy]) follows COCO's
+// noise sequence, which every call advances, so its values depend on the
+// calls before (it is still safe for concurrent use). Eval does not
 // allocate in steady state: the BBOB functions that need work vectors take
 // them from a per-problem sync.Pool (the first calls, and the first calls
 // after a garbage collection cleared the pool, allocate them).
@@ -24,21 +27,26 @@ type Problem interface {
 	Name() string
 	// Dim is the dimension of the search space.
 	Dim() int
-	// Eval returns the objective value at x. It panics with a message that
+	// Eval returns the objective value at x (for a Noisy problem, the next
+	// noisy value of COCO's sequence). It panics with a message that
 	// starts with "objectives: " if len(x) != Dim(): that is a programmer
 	// error, not a property of the point.
 	Eval(x []float64) float64
 	// Optimum returns a newly allocated copy of the optimal point x* and the
-	// optimal value f*, with ok = true when they are known.
+	// optimal value f*, with ok = true when they are known (for a Noisy
+	// problem, those of its noise-free function).
 	Optimum() (x []float64, f float64, ok bool)
 	// Hessian returns a newly allocated copy of the constant Hessian H of a
 	// quadratic problem, written as f(x) = 1/2 (x−x*)ᵀ H (x−x*) + f*; so the
 	// sphere Σ x_i² has H = 2I. ok is false (and H nil) for a problem that is
 	// not a quadratic.
 	Hessian() (h *linalg.Dense, ok bool)
-	// Bounds is the box [lo, hi]^Dim of interest: [−5, 5] for BBOB (its
-	// region of interest) and [−3, 3] for the classic functions. The
-	// functions are defined on all of R^Dim; the box is where runs start.
+	// Bounds is the box [lo, hi]^Dim of interest: [−5, 5] for BBOB and
+	// bbob-largescale (their region of interest) and [−3, 3] for the
+	// classic functions. The functions are defined on all of R^Dim; the box
+	// is where runs start. A problem whose coordinates have different
+	// domains (bbob-mixint) returns the smallest box that holds them all
+	// and implements Domains, which gives each coordinate's.
 	Bounds() (lo, hi float64)
 }
 

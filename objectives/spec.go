@@ -30,14 +30,16 @@ var classicFunctions = []classicFunction{
 }
 
 // Names returns the problem names Parse accepts: the classic functions, then
-// "bbob/f1" … "bbob/f24" (each also as "bbob/fN/iI" for instance I).
+// the functions of each COCO suite: "bbob/f1" … "bbob/f24",
+// "bbob-largescale/f1" … "bbob-largescale/f24", "bbob-mixint/f1" …
+// "bbob-mixint/f24" and "bbob-noisy/f101" … "bbob-noisy/f130" (each also as
+// "S/fN/iI" for instance I).
 func Names() []string {
-	names := make([]string, 0, len(classicFunctions)+BBOBFunctions)
-	for _, c := range classicFunctions {
-		names = append(names, c.name)
-	}
-	for f := 1; f <= BBOBFunctions; f++ {
-		names = append(names, fmt.Sprintf("bbob/f%d", f))
+	names := slices.Clone(classicNames())
+	for _, s := range suites {
+		for f := s.first; f <= s.last; f++ {
+			names = append(names, fmt.Sprintf("%s/f%d", s.name, f))
+		}
 	}
 	return names
 }
@@ -46,6 +48,9 @@ func Names() []string {
 //
 //	name[:key=value,key=value]   a classic function, e.g. "ellipsoid:cond=1e4"
 //	bbob/fN[/iI]                 BBOB function N, instance I (default 1), e.g. "bbob/f10/i3"
+//	bbob-largescale/fN[/iI]      the same in COCO's bbob-largescale suite (NewBBOBLargeScale)
+//	bbob-mixint/fN[/iI]          the same in COCO's bbob-mixint suite (NewBBOBMixint)
+//	bbob-noisy/fN[/iI]           bbob-noisy function N (101 … 130), e.g. "bbob-noisy/f101/i1" (NewBBOBNoisy)
 //
 // The classic names are sphere, ellipsoid (cond), rotellipsoid (cond, seed),
 // cigar (cond), discus (cond), twoaxes (cond), diffpowers, rosenbrock,
@@ -53,19 +58,27 @@ func Names() []string {
 // NewEllipsoid, NewRotatedEllipsoid, NewCigar, NewDiscus, NewTwoAxes,
 // NewDiffPowers, NewRosenbrock, NewRastrigin, NewRandomQuadratic) for the
 // definitions. cond is a number >= 1 (default 1e6) and seed an unsigned
-// integer (default 1). Leading zeros in N and I are allowed.
+// integer (default 1). Every classic function also takes noise (add or
+// mul) and sigma (a positive number, default 0.1, only with noise): the
+// function with Gaussian noise, f + sigma·N or f·(1 + sigma·N)
+// (NewNoisyClassic), as in "sphere:noise=add,sigma=0.01". Leading zeros in
+// N and I are allowed; the COCO suites take no parameters.
 //
 // An unknown name, an unknown or repeated parameter, a malformed value or a
 // dimension the function does not support is an error that says which (an
 // unknown name lists the valid ones). For every problem p that Parse
-// builds, Parse(p.Name(), p.Dim()) builds the same problem again.
+// builds, Parse(p.Name(), p.Dim()) builds the same problem again. The
+// bbob-noisy problems are Noisy (NewBBOBNoisy), each with COCO's noise
+// sequence at its start, and so are the classic functions with noise.
 func Parse(spec string, dim int) (Problem, error) {
 	name, args, hasArgs := strings.Cut(strings.TrimSpace(spec), ":")
-	if name == "bbob" || strings.HasPrefix(name, "bbob/") {
-		if hasArgs {
-			return nil, fmt.Errorf("objectives: %q: BBOB problems take no parameters (use bbob/fN/iI)", spec)
+	for _, s := range suites {
+		if name == s.name || strings.HasPrefix(name, s.name+"/") {
+			if hasArgs {
+				return nil, fmt.Errorf("objectives: %q: %s problems take no parameters (use %s/fN/iI)", spec, s.title, s.name)
+			}
+			return parseSuite(s, name, dim)
 		}
-		return parseBBOB(name, dim)
 	}
 	i := slices.IndexFunc(classicFunctions, func(c classicFunction) bool { return c.name == name })
 	if i < 0 {
@@ -73,15 +86,16 @@ func Parse(spec string, dim int) (Problem, error) {
 	}
 	c := classicFunctions[i]
 	cond, seed := float64(DefaultCond), uint64(DefaultSeed)
+	noise, noiseSigma := "", float64(DefaultNoiseSigma)
+	seen := map[string]bool{}
 	if hasArgs {
-		seen := map[string]bool{}
 		for _, arg := range strings.Split(args, ",") {
 			key, value, ok := strings.Cut(arg, "=")
 			key, value = strings.TrimSpace(key), strings.TrimSpace(value)
 			if !ok || key == "" || value == "" {
 				return nil, fmt.Errorf("objectives: %s: parameter %q is not key=value", name, arg)
 			}
-			if !slices.Contains(c.params, key) {
+			if !slices.Contains(c.params, key) && !slices.Contains(noiseParams, key) {
 				return nil, fmt.Errorf("objectives: %s: unknown parameter %q; %s", name, key, acceptedParams(c))
 			}
 			if seen[key] {
@@ -94,43 +108,125 @@ func Parse(spec string, dim int) (Problem, error) {
 				cond, err = strconv.ParseFloat(value, 64)
 			case "seed":
 				seed, err = strconv.ParseUint(value, 10, 64)
+			case "noise":
+				noise = value
+			case "sigma":
+				noiseSigma, err = strconv.ParseFloat(value, 64)
 			}
 			if err != nil {
 				return nil, fmt.Errorf("objectives: %s: %s=%q is not a valid %s", name, key, value, paramKind[key])
 			}
 		}
 	}
-	return c.build(dim, cond, seed)
+	if noise == "" {
+		if seen["sigma"] {
+			return nil, fmt.Errorf("objectives: %s: sigma= needs noise=%s or noise=%s", name, NoiseAdditive, NoiseMultiplicative)
+		}
+		return c.build(dim, cond, seed)
+	}
+	p, err := c.build(dim, cond, seed)
+	if err != nil {
+		return nil, err
+	}
+	return NewNoisyClassic(p, noise, noiseSigma)
 }
+
+// noiseParams are the parameters every classic function takes: the noise
+// model and its level (NewNoisyClassic).
+var noiseParams = []string{"noise", "sigma"}
 
 // paramKind says what each parameter's value must be.
 var paramKind = map[string]string{
-	"cond": "number",
-	"seed": "unsigned integer",
+	"cond":  "number",
+	"seed":  "unsigned integer",
+	"sigma": "number",
 }
 
 // acceptedParams describes the parameters of c for an error message.
 func acceptedParams(c classicFunction) string {
-	if len(c.params) == 0 {
-		return "it takes none"
-	}
-	return "it takes " + strings.Join(c.params, ", ")
+	return "it takes " + strings.Join(append(slices.Clone(c.params), noiseParams...), ", ")
 }
 
 // validNames is the list of names for the unknown-name error.
 func validNames() string {
+	list := strings.Join(classicNames(), ", ")
+	for _, s := range suites {
+		list += fmt.Sprintf(", %s/f%d … %s/f%d", s.name, s.first, s.name, s.last)
+	}
+	return list + " (suite/fN/iI for instance I)"
+}
+
+// classicNames returns the names of the classic functions.
+func classicNames() []string {
 	names := make([]string, len(classicFunctions))
 	for i, c := range classicFunctions {
 		names[i] = c.name
 	}
-	return strings.Join(names, ", ") + fmt.Sprintf(", bbob/f1 … bbob/f%d (bbob/fN/iI for instance I)", BBOBFunctions)
+	return names
 }
 
-// parseBBOB parses "bbob/fN" or "bbob/fN/iI".
-func parseBBOB(name string, dim int) (Problem, error) {
+// suite is one COCO suite of the specs: its name (the first part of a
+// spec), how errors call it, its function numbers and its constructor.
+type suite struct {
+	name, title string
+	first, last int
+	build       func(function, instance, dim int) (Problem, error)
+}
+
+// suites lists the COCO suites Parse accepts, in the order Names reports.
+var suites = []suite{
+	{suiteBBOB, "BBOB", 1, BBOBFunctions, NewBBOB},
+	{suiteLargeScale, "bbob-largescale", 1, BBOBFunctions, NewBBOBLargeScale},
+	{suiteMixint, "bbob-mixint", 1, BBOBFunctions, NewBBOBMixint},
+	{suiteNoisy, "bbob-noisy", BBOBNoisyFirst, BBOBNoisyLast, func(function, instance, dim int) (Problem, error) {
+		p, err := NewBBOBNoisy(function, instance, dim)
+		if err != nil {
+			return nil, err // not a nil Noisy in a Problem
+		}
+		return p, nil
+	}},
+}
+
+// Suite describes one of COCO's suites that the package implements.
+type Suite struct {
+	// Name is the suite's name, the first part of its specs, such as
+	// "bbob-noisy".
+	Name string
+	// First and Last are its function numbers (1 and 24, or 101 and 130).
+	First, Last int
+}
+
+// Suites returns the COCO suites of the package: bbob, bbob-largescale,
+// bbob-mixint and bbob-noisy, in the order of Names.
+func Suites() []Suite {
+	out := make([]Suite, len(suites))
+	for i, s := range suites {
+		out[i] = Suite{Name: s.name, First: s.first, Last: s.last}
+	}
+	return out
+}
+
+// NewSuiteProblem returns function f, instance i of the COCO suite called
+// name (one of Suites) in dimension dim, as its constructor (NewBBOB,
+// NewBBOBLargeScale, NewBBOBMixint, NewBBOBNoisy) builds it, or an error for
+// an unknown suite or what the constructor refuses.
+func NewSuiteProblem(name string, function, instance, dim int) (Problem, error) {
+	i := slices.IndexFunc(suites, func(s suite) bool { return s.name == name })
+	if i < 0 {
+		names := make([]string, len(suites))
+		for k, s := range suites {
+			names[k] = s.name
+		}
+		return nil, fmt.Errorf("objectives: unknown suite %q (want one of %s)", name, strings.Join(names, ", "))
+	}
+	return suites[i].build(function, instance, dim)
+}
+
+// parseSuite parses "S/fN" or "S/fN/iI" for the suite S.
+func parseSuite(s suite, name string, dim int) (Problem, error) {
 	parts := strings.Split(name, "/")
 	if len(parts) < 2 || len(parts) > 3 {
-		return nil, fmt.Errorf("objectives: %q is not of the form bbob/fN or bbob/fN/iI", name)
+		return nil, fmt.Errorf("objectives: %q is not of the form %s/fN or %s/fN/iI", name, s.name, s.name)
 	}
 	function, err := parseNumbered(parts[1], "f")
 	if err != nil {
@@ -142,7 +238,7 @@ func parseBBOB(name string, dim int) (Problem, error) {
 			return nil, fmt.Errorf("objectives: %q: instance %v", name, err)
 		}
 	}
-	return NewBBOB(function, instance, dim)
+	return s.build(function, instance, dim)
 }
 
 // parseNumbered parses prefix followed by decimal digits, such as "f10".

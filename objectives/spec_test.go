@@ -73,8 +73,8 @@ func TestParseErrors(t *testing.T) {
 		{"", 3, `unknown problem ""; valid names: sphere, ellipsoid, rotellipsoid, cigar, discus, twoaxes, diffpowers, rosenbrock, rastrigin, quadratic, bbob/f1 … bbob/f24`},
 		{"spehre", 3, `unknown problem "spehre"; valid names: sphere,`},
 		{"Sphere", 3, `unknown problem "Sphere"`},
-		{"sphere:cond=10", 3, `sphere: unknown parameter "cond"; it takes none`},
-		{"ellipsoid:seed=1", 3, `ellipsoid: unknown parameter "seed"; it takes cond`},
+		{"sphere:cond=10", 3, `sphere: unknown parameter "cond"; it takes noise, sigma`},
+		{"ellipsoid:seed=1", 3, `ellipsoid: unknown parameter "seed"; it takes cond, noise, sigma`},
 		{"ellipsoid:cnd=1", 3, `unknown parameter "cnd"`},
 		{"ellipsoid:cond", 3, `parameter "cond" is not key=value`},
 		{"ellipsoid:cond=", 3, `parameter "cond=" is not key=value`},
@@ -122,20 +122,29 @@ func TestParseErrors(t *testing.T) {
 // supports, and that its canonical name starts with it.
 func TestNames(t *testing.T) {
 	names := Names()
-	if len(names) != len(classicFunctions)+BBOBFunctions {
+	if len(names) != len(classicFunctions)+3*BBOBFunctions+BBOBNoisyLast-BBOBNoisyFirst+1 {
 		t.Fatalf("Names() has %d names", len(names))
 	}
 	for _, name := range names {
-		p, err := Parse(name, 2)
+		dim := 2
+		if strings.HasPrefix(name, "bbob-mixint/") {
+			dim = 5
+		}
+		p, err := Parse(name, dim)
 		if err != nil {
-			t.Errorf("Parse(%q, 2): %v", name, err)
+			t.Errorf("Parse(%q, %d): %v", name, dim, err)
 			continue
 		}
 		if !strings.HasPrefix(p.Name(), name) {
 			t.Errorf("Parse(%q).Name() = %q", name, p.Name())
 		}
 	}
-	if names[len(names)-1] != "bbob/f24" || !slices.Contains(names, "rotellipsoid") {
+	for _, want := range []string{"rotellipsoid", "bbob/f24", "bbob-largescale/f1", "bbob-mixint/f24", "bbob-noisy/f101"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("Names() = %v, without %q", names, want)
+		}
+	}
+	if names[len(names)-1] != "bbob-noisy/f130" {
 		t.Errorf("Names() = %v", names)
 	}
 }
@@ -159,6 +168,9 @@ func FuzzParse(f *testing.F) {
 		"sphere", "ellipsoid:cond=1e4", "rotellipsoid:seed=3,cond=10", "quadratic:seed=3,cond=1e4",
 		"cigar:cond=1e300", "twoaxes", "bbob/f10/i3", "bbob/f21", "bbob/f7/i214648", "bbob/f20/i01",
 		"ellipsoid:cond=1e4,cond=2", "bbob/f3/i1:x=1", ":", "bbob//", "rosenbrock:,",
+		"bbob-noisy/f101/i3", "bbob-noisy/f0130", "bbob-noisy/f100", "bbob-noisy//i1",
+		"bbob-largescale/f10/i3", "bbob-largescale/f21/i100000", "bbob-mixint/f1", "bbob-mixint/f24/i57",
+		"bbob-mixint/f3/i1:x=1", "bbob-largescale//",
 	} {
 		f.Add(spec, uint8(3))
 	}

@@ -22,8 +22,8 @@ func benchFlags(b *benchSettings) (*flag.FlagSet, *benchLists) {
 	fs := flag.NewFlagSet("hees bench", flag.ContinueOnError)
 	lists := &benchLists{}
 	fs.StringVar(&lists.algos, "algo", es.Recommended+","+es.Baseline, "comma-separated `STRATEGIES`: "+strings.Join(es.Names(), ", "))
-	fs.StringVar(&lists.suite, "suite", "bbob", "benchmark `SUITE`: only bbob")
-	fs.StringVar(&lists.functions, "functions", "1-24", "`LIST` of functions, such as 1-24 or 1,2,5-9")
+	fs.StringVar(&lists.suite, "suite", "bbob", "benchmark `SUITE`: "+suiteNames())
+	fs.StringVar(&lists.functions, "functions", "", "`LIST` of functions, such as 1-24 or 1,2,5-9 (default: all of the suite, 1-24 or 101-130)")
 	fs.StringVar(&lists.dims, "dims", "2,3,5,10,20", "`LIST` of dimensions, at least 2")
 	fs.StringVar(&lists.instances, "instances", "1-15", "`LIST` of instances")
 	fs.StringVar(&lists.restarts, "restarts", "none", "comma-separated restart `MODES`: none, ipop, bipop (restarts until the target or the budget)")
@@ -31,6 +31,8 @@ func benchFlags(b *benchSettings) (*flag.FlagSet, *benchLists) {
 	fs.Float64Var(&b.Sigma0, "sigma0", 2, "initial step size `S`")
 	fs.StringVar(&lists.lower, "lower", "", "lower bounds `L` of every run, as on hees run (d numbers only with a single -dims); the runs keep -sigma0")
 	fs.StringVar(&lists.upper, "upper", "", "upper bounds `U` of every run, as on hees run")
+	fs.BoolVar(&b.Margin, "margin", false, "with -suite bbob-mixint, give "+strategiesWith(func(i es.Info) bool { return i.Margin }, "and")+
+		" the integer coordinates as discrete ones, with the margin of CMA-ES with Margin (labels end in -margin); without it the problem rounds")
 	fs.IntVar(&b.Pairs, "pairs", 0, "with -algo "+strategiesWith(populationIs(es.PopulationPairs), "or")+" (each strategy of -algo), `N` mirrored pairs (0: the default)")
 	fs.IntVar(&b.Lambda, "lambda", 0, "with -algo "+strategiesWith(populationIs(es.PopulationLambda), "or")+" (each strategy of -algo), the population size `N` (0: the default)")
 	fs.IntVar(&b.Workers, "workers", 0, "number `W` of runs at a time; 0 means the number of CPUs")
@@ -88,8 +90,14 @@ func (b *benchSettings) run(ctx context.Context, stdout, stderr io.Writer) int {
 
 // check validates the flags and fills b from the lists.
 func (b *benchSettings) check(l *benchLists) error {
-	if l.suite != "bbob" {
-		return usagef("-suite %q: only bbob is supported", l.suite)
+	i := slices.IndexFunc(objectives.Suites(), func(s objectives.Suite) bool { return s.Name == l.suite })
+	if i < 0 {
+		return usagef("-suite %q: want one of %s", l.suite, suiteNames())
+	}
+	suite := objectives.Suites()[i]
+	b.Suite = suite.Name
+	if l.functions == "" {
+		l.functions = fmt.Sprintf("%d-%d", suite.First, suite.Last)
 	}
 	for name := range strings.SplitSeq(l.algos, ",") {
 		name = strings.TrimSpace(name)
@@ -116,11 +124,16 @@ func (b *benchSettings) check(l *benchLists) error {
 		b.Restarts = append(b.Restarts, r)
 	}
 	var err error
-	if b.Functions, err = parseIntList("-functions", l.functions, 1, objectives.BBOBFunctions); err != nil {
+	if b.Functions, err = parseIntList("-functions", l.functions, suite.First, suite.Last); err != nil {
 		return err
 	}
-	if b.Dims, err = parseIntList("-dims", l.dims, 2, objectives.MaxMatrixDim); err != nil {
+	if b.Dims, err = parseIntList("-dims", l.dims, 2, objectives.MaxLargeScaleDim); err != nil {
 		return err
+	}
+	for _, d := range b.Dims {
+		if _, err := objectives.NewSuiteProblem(suite.Name, suite.First, 1, d); err != nil {
+			return usagef("-dims: %v", strings.TrimPrefix(err.Error(), "objectives: "))
+		}
 	}
 	if b.Instances, err = parseIntList("-instances", l.instances, 1, objectives.MaxBBOBInstance); err != nil {
 		return err
@@ -139,8 +152,19 @@ func (b *benchSettings) check(l *benchLists) error {
 		return usagef("-out is required: the directory of the results")
 	case b.quiet && b.verbose:
 		return usagef("-q and -v exclude each other")
+	case b.Margin && (b.Suite != "bbob-mixint" || b.Lower != nil || b.Upper != nil):
+		return usagef("-margin is for -suite bbob-mixint, without -lower and -upper")
 	}
 	return nil
+}
+
+// suiteNames lists the COCO suites of -suite.
+func suiteNames() string {
+	var names []string
+	for _, s := range objectives.Suites() {
+		names = append(names, s.Name)
+	}
+	return strings.Join(names, ", ")
 }
 
 // benchBounds reads -lower and -upper as hees run does: one number for

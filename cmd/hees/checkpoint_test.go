@@ -30,7 +30,7 @@ func init() {
 		cliCase{"resume_no_file", []string{"resume", "-json"}, ""},
 		cliCase{"resume_two_files", []string{"resume", "a.hees", "-q", "b.hees"}, ""},
 		cliCase{"resume_missing_file", []string{"resume", "testdata/missing.hees"}, ""},
-		cliCase{"resume_unknown_flag", []string{"resume", "-max-evals", "5", "testdata/missing.hees"}, ""},
+		cliCase{"resume_unknown_flag", []string{"resume", "-algo", "cmaes", "testdata/missing.hees"}, ""},
 		cliCase{"resume_negative_workers", []string{"resume", "-workers", "-1", "testdata/missing.hees"}, ""},
 		cliCase{"resume_foreign_file", []string{"resume", "testdata/help.golden"}, ""},
 		cliCase{"resume_truncated_file", []string{"resume", "testdata/truncated.hees"}, ""},
@@ -95,6 +95,9 @@ func TestResumeFromAnyGeneration(t *testing.T) {
 		})},
 		{"bipop-cmaes", with(func(rs *checkpoint.Settings) {
 			rs.Algo, rs.Restarts, rs.Problem, rs.Dim, rs.Target, rs.MaxEvals = "cmaes", "bipop", "bbob/f15/i1", 2, nil, 5000
+		})},
+		{"ipop-cmaes-noisy", with(func(rs *checkpoint.Settings) {
+			rs.Algo, rs.Restarts, rs.Problem, rs.Dim, rs.Target, rs.MaxEvals, rs.Workers = "cmaes", "ipop", "bbob-noisy/f122/i1", 2, nil, 1500, 3
 		})},
 		{"trace", with(func(rs *checkpoint.Settings) {
 			rs.Algo, rs.Problem, rs.Trace, rs.TraceEvery = "hees", "ellipsoid:cond=100", "trace.csv", 3
@@ -234,7 +237,7 @@ func checkpointEveryGeneration(t *testing.T, path string, rs *checkpoint.Setting
 		}
 		snapshots = append(snapshots, data)
 	}
-	res, err := es.Minimize(context.Background(), problem, s, opt)
+	res, err := es.Minimize(context.Background(), runner.Objective(rs, problem), s, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -308,7 +311,7 @@ func TestResumeBadFiles(t *testing.T) {
 		{"trailing bytes", append(bytes.Clone(valid), '\n'), `hees resume: DIR/trailing bytes: statefile: corrupt: 1 unexpected bytes after the checksum`, exitFailure},
 		{"version", version, `hees resume: DIR/version: statefile: unsupported format version 2 \(this build reads version 1\)`, exitFailure},
 		{"foreign", []byte("generation,evals\n1,2\n"), `hees resume: DIR/foreign: statefile: not a hees state file \(it does not start with the state file signature\)`, exitFailure},
-		{"ask-tell state", readFile(t, askTell), `hees resume: DIR/ask-tell state: statefile: wrong kind: the file holds "ask-tell/v2", want "checkpoint/v1"`, exitFailure},
+		{"ask-tell state", readFile(t, askTell), `hees resume: DIR/ask-tell state: statefile: wrong kind: the file holds "ask-tell/v3", want "checkpoint/v1"`, exitFailure},
 		{"bad json", badJSON, `hees resume: DIR/bad json: bad checkpoint: unexpected EOF`, exitFailure},
 		{"unknown field", unknownField, `hees resume: DIR/unknown field: bad checkpoint: json: unknown field "runs"`, exitFailure},
 		{"bad strategy", reencode(func(c *checkpoint.State) { c.File.Run.Restarts = "ipop" }),
@@ -611,4 +614,52 @@ func encodeState(st *checkpoint.State) ([]byte, error) {
 		return nil, err
 	}
 	return statefile.Encode(checkpoint.Kind, payload)
+}
+
+// TestResumeNewLimits extends finished runs with hees resume -max-evals
+// and -target: a run stopped at its budget or target goes on to the new
+// one with the bits of a run that had it from the start; limits that do
+// not change the stop print the summary again, unchanged; a strategy's
+// own stop is one line of error; and nothing is written then.
+func TestResumeNewLimits(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"-f", "rosenbrock", "-d", "4", "-seed", "3"}
+	path := filepath.Join(dir, "run.hees")
+	_, short := runJSON(t, append(args, "-max-evals", "300", "-checkpoint", path)...)
+	_, want := runJSON(t, append(args, "-max-evals", "3000")...)
+	_, deeper := runJSON(t, append(args, "-max-evals", "5000", "-target", "1e-14")...)
+	if !strings.Contains(short, `"stop_reason":"max evaluations"`) || !strings.Contains(want, `"stop_reason":"target reached"`) ||
+		!strings.Contains(deeper, `"stop_reason":"target reached"`) {
+		t.Fatalf("the runs do not stop as the test needs:\n%s%s%s", short, want, deeper)
+	}
+	same := func(what, wantOut, wantErr string, args ...string) {
+		t.Helper()
+		before := readFile(t, path)
+		code, out, errOut := runCLI(append([]string{"resume", "-json", path}, args...)...)
+		if code != exitOK || out != wantOut || !strings.Contains(errOut, wantErr) {
+			t.Errorf("%s: exit %d, stdout\n%s, stderr %q; want\n%s", what, code, out, errOut, wantOut)
+		}
+		if wantErr != "" && !bytes.Equal(readFile(t, path), before) {
+			t.Errorf("%s: the checkpoint was rewritten", what)
+		}
+	}
+	same("a budget below the evaluations", short, "which the new limits do not change", "-max-evals", "200")
+	same("a larger budget", want, "", "-max-evals", "3000")
+	same("a larger budget after the target", want, "which the new limits do not change", "-max-evals", "5000")
+	same("a lower target", deeper, "", "-max-evals", "5000", "-target", "1e-14")
+
+	// hees2 on the sphere in d = 2 without a target stops by tolfun.
+	path = filepath.Join(dir, "tolfun.hees")
+	runJSON(t, "-f", "sphere", "-d", "2", "-target", "none", "-checkpoint", path)
+	before := readFile(t, path)
+	code, out, errOut := runCLI("resume", path, "-max-evals", "1e6")
+	if code != exitFailure || out != "" || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, `stopped for "tolfun", its strategy's own stop`) {
+		t.Errorf("a strategy's own stop: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	if !bytes.Equal(readFile(t, path), before) {
+		t.Error("a strategy's own stop: the checkpoint was rewritten")
+	}
+	if code, _, errOut := runCLI("resume", path, "-max-time", "-1s"); code != exitUsage || !strings.Contains(errOut, "-max-time -1s") {
+		t.Errorf("-max-time -1s: exit %d, stderr %q", code, errOut)
+	}
 }

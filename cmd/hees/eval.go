@@ -19,6 +19,7 @@ func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	spec := fs.String("f", "", "problem `SPEC`, such as sphere or bbob/f10/i3 (required)")
 	dim := fs.Int("d", 0, "dimension `D` (required)")
 	opt := fs.Bool("opt", false, "print x* and f* instead of evaluating points")
+	noiseless := fs.Bool("noiseless", false, "print the noise-free values of a bbob-noisy problem")
 	operands, status, done := parseFlagsOperands(fs, args, withProblems(evalHelp), stdout, stderr)
 	if done {
 		return status
@@ -31,10 +32,19 @@ func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return report(stderr, name, usagef("-f SPEC is required (run 'hees help eval')"))
 	case !set["d"]:
 		return report(stderr, name, usagef("-d D is required (run 'hees help eval')"))
+	case *opt && *noiseless:
+		return report(stderr, name, usagef("-opt and -noiseless exclude each other"))
 	}
 	p, err := objectives.Parse(*spec, *dim)
 	if err != nil {
 		return report(stderr, name, &usageError{err.Error()})
+	}
+	if *noiseless {
+		noisy, ok := p.(objectives.Noisy)
+		if !ok {
+			return report(stderr, name, usagef("-noiseless: %s has no noise", p.Name()))
+		}
+		p = noiselessProblem{noisy}
 	}
 
 	out := bufio.NewWriter(stdout)
@@ -62,15 +72,25 @@ func printOptimum(out *bufio.Writer, stderr io.Writer, p objectives.Problem) int
 	return exitOK
 }
 
-// evalLines evaluates p at every point of in, writing one value per good
-// line to out and one error per bad line to stderr. It returns exitFailure
-// if any line was bad or the input could not be read.
+// noiselessProblem is a noisy problem whose Eval is its Noiseless (hees
+// eval -noiseless).
+type noiselessProblem struct{ objectives.Noisy }
+
+// Eval returns the noise-free value at x.
+func (p noiselessProblem) Eval(x []float64) float64 { return p.Noiseless(x) }
+
+// evalLines evaluates p at every point of in, in order, writing one value
+// per good line to out and one error per bad line to stderr. It returns
+// exitFailure if any line was bad or the input could not be read.
 func evalLines(in io.Reader, out *bufio.Writer, stderr io.Writer, p objectives.Problem) int {
 	status := exitOK
 	err := points.Scan(in, p.Dim(), func(x []float64) {
 		out.WriteString(formatValue(p.Eval(x)))
 		out.WriteByte('\n')
 	}, func(line int, err error) {
+		// NaN keeps the output in line with the input: one line per
+		// point, a failed point's NaN where its value would be.
+		out.WriteString("NaN\n")
 		fmt.Fprintf(stderr, "hees eval: line %d: %v\n", line, err)
 		status = exitFailure
 	})

@@ -224,6 +224,26 @@ func (sf *strategyFlags) register(fs *flag.FlagSet, boxDefault string) {
 	fs.StringVar(&sf.stds, "stds", "", "per-coordinate scales `S1,...,Sd` (or one number): the initial step of coordinate i is sigma0*Si")
 }
 
+// impliedDim returns the dimension that -x0, or a list of d numbers given
+// to -lower, -upper or -stds, implies (0 when none does), or an error when
+// two of them disagree: the dimension of a run of an external program that
+// gives no -d. (One number for -lower, -upper or -stds means every
+// coordinate, so it implies no dimension.)
+func (sf *strategyFlags) impliedDim() (int, error) {
+	dim, from := len(sf.x0), "-x0"
+	for _, f := range []struct{ flag, value string }{{"-lower", sf.lower}, {"-upper", sf.upper}, {"-stds", sf.stds}} {
+		n := strings.Count(f.value, ",") + 1
+		switch {
+		case f.value == "" || n == 1 || n == dim:
+		case dim != 0:
+			return 0, usagef("%s has %d numbers and %s %d: give each the same d numbers (or one number)", f.flag, n, from, dim)
+		default:
+			dim, from = n, f.flag
+		}
+	}
+	return dim, nil
+}
+
 // coordList reads the value of flag name for dimension dim: one number,
 // which every coordinate gets, or dim numbers separated by commas. "inf"
 // and "-inf" are read; NaN is refused (the library checks the rest). An
@@ -392,4 +412,39 @@ func runContext() (context.Context, context.CancelFunc) {
 	ctx, stop := signalContext()
 	context.AfterFunc(ctx, stop)
 	return ctx, stop
+}
+
+// lazyPoint is -x0 of hees run, which holds numbers, or with -space the
+// values of the space's parameters: Set keeps the text and reads it as
+// numbers into into, keeping the error, and the command reports the error
+// (as the flag package would have) only when there is no space
+// (numbers).
+type lazyPoint struct {
+	into *pointFlag
+	raw  string
+	set  bool
+	err  error
+}
+
+func (p *lazyPoint) String() string {
+	if p.into == nil {
+		return ""
+	}
+	return p.into.String()
+}
+
+func (p *lazyPoint) Set(s string) error {
+	p.raw, p.set = s, true
+	*p.into = nil
+	p.err = p.into.Set(s)
+	return nil
+}
+
+// numbersErr is the error of -x0 read as numbers, in the flag package's
+// words, or nil.
+func (p *lazyPoint) numbersErr(cmd string) error {
+	if p.err == nil {
+		return nil
+	}
+	return usagef("invalid value %q for flag -x0: %v (run 'hees help %s')", p.raw, p.err, cmd)
 }

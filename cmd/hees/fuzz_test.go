@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/hees-dev/hees/internal/checkpoint"
+	"github.com/hees-dev/hees/internal/runspec"
 	"github.com/hees-dev/hees/internal/session"
 	"math"
 	"os"
@@ -74,8 +75,8 @@ func tellState(tb testing.TB) []byte {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	ss, err := session.New(session.Settings{RunID: fuzzRunID, Algo: sf.algo, Restarts: sf.restarts, Seed: sf.seed,
-		Target: float(1e-8), Retries: defaultRetries, OnError: session.OnErrorStop}, s)
+	ss, err := session.New(session.Settings{RunID: fuzzRunID, Spec: runspec.Spec{Algo: sf.algo, Restarts: sf.restarts, Seed: sf.seed,
+		Target: float(1e-8), Retries: defaultRetries, LostLeases: session.DefaultLostLeases, OnError: es.OnErrorStop}}, s)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -156,7 +157,12 @@ func FuzzEvalInput(f *testing.F) {
 				x = append(x, v)
 			}
 			if len(errLines) > 0 && errLines[0] == lineNo {
+				// A bad line prints NaN in its place.
+				if next >= len(values) || values[next] != "NaN" {
+					t.Fatalf("bad line %d %q: no NaN in its place", lineNo, line)
+				}
 				errLines = errLines[1:]
+				next++
 				continue
 			}
 			if len(x) != dim {
@@ -173,7 +179,7 @@ func FuzzEvalInput(f *testing.F) {
 			next++
 		}
 		if next != len(values) || len(errLines) > 0 {
-			t.Fatalf("%d values for %d accepted lines; error lines %v left over", len(values), next, errLines)
+			t.Fatalf("%d values for %d non-blank lines; error lines %v left over", len(values), next, errLines)
 		}
 	})
 }

@@ -52,18 +52,29 @@ func withProblems(help string) string {
 }
 
 // problemList is the "Problems: ..." paragraph of the help, wrapped to 72
-// columns: the classic names, then the BBOB range.
+// columns: the classic names, then the range of each COCO suite.
 func problemList() string {
-	var words []string
-	bbob := 0
+	var words, suites []string
+	first, last := map[string]string{}, map[string]string{} // "f1" and "f24" per suite
 	for _, name := range objectives.Names() {
-		if strings.HasPrefix(name, "bbob/") {
-			bbob++
+		suite, fn, ok := strings.Cut(name, "/")
+		if !ok {
+			words = append(words, name+",")
 			continue
 		}
-		words = append(words, name+",")
+		if _, seen := first[suite]; !seen {
+			suites = append(suites, suite)
+			first[suite] = fn
+		}
+		last[suite] = fn
 	}
-	words = append(words, fmt.Sprintf("bbob/f1 … bbob/f%d.", bbob))
+	for i, suite := range suites {
+		end := ","
+		if i == len(suites)-1 {
+			end = "."
+		}
+		words = append(words, fmt.Sprintf("%s/%s … %s/%s%s", suite, first[suite], suite, last[suite], end))
+	}
 	var b strings.Builder
 	col := 0
 	for i, w := range append([]string{"Problems:"}, words...) {

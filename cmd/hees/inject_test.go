@@ -6,13 +6,16 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/hees-dev/hees/es"
 	"github.com/hees-dev/hees/internal/checkpoint"
+	"github.com/hees-dev/hees/internal/runlog"
 	"github.com/hees-dev/hees/objectives"
 )
 
@@ -243,4 +246,44 @@ func TestRunInjectLog(t *testing.T) {
 	if len(rows) != 27 || fmt.Sprint(rows[:2]) != fmt.Sprint(want) || rows[2][0] != "3" || rows[2][1] != "0" || rows[2][2] != "0" {
 		t.Errorf("%d rows, the first three %v; want 27, the known points %v, then row 0 of generation 0", len(rows), rows[:min(3, len(rows))], want)
 	}
+}
+
+// TestRunWarmStart gives hees run -inject the -log of an earlier run: its
+// best points, as many as a generation, are evaluated first, the run starts
+// from the best one with the spread of the best as sigma0, and it reaches
+// the target within a budget that the run from scratch does not.
+func TestRunWarmStart(t *testing.T) {
+	dir := t.TempDir()
+	first, second := filepath.Join(dir, "first.csv"), filepath.Join(dir, "second.csv")
+	cold, _ := runJSON(t, "-f", "rosenbrock", "-d", "5", "-max-evals", "800", "-log", first)
+	if cold["stop_reason"] != "max evaluations" {
+		t.Fatalf("the first run stopped by %v: make the budget smaller", cold["stop_reason"])
+	}
+	warm, _ := runJSON(t, "-f", "rosenbrock", "-d", "5", "-max-evals", "800", "-inject", first, "-log", second)
+	if warm["stop_reason"] != "target reached" {
+		t.Errorf("the warm start stopped by %v after %v evaluations", warm["stop_reason"], warm["evals"])
+	}
+	s, err := es.New(es.Recommended, es.Config{Dim: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	best, err := runlog.BestRows(first, 5, s.PopulationSize())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, rows := readLog(t, second)
+	for i, r := range best {
+		if got := rows[i][5:]; !slices.Equal(got, rowWords(r.X)) || rows[i][1] != "-1" {
+			t.Errorf("known point %d: %v, want the first log's %d-th best %v", i, rows[i], i+1, r.X)
+		}
+	}
+}
+
+// rowWords writes x as the log writes its coordinates.
+func rowWords(x []float64) []string {
+	words := make([]string, len(x))
+	for i, v := range x {
+		words[i] = strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	return words
 }

@@ -46,7 +46,7 @@ var commands = []command{
 	{"worker", "evaluate the candidates of an ask/tell run with a program until it stops", runWorker},
 	{"experiment", "reproduce a figure: fig2 (the paper's Figure 2) or condition", runExperiment},
 	{"plot", "draw a run trace written by hees run -trace as SVG", runPlot},
-	{"bench", "benchmark strategies on BBOB: COCO data, ERT summary, ECDF plots", runBench},
+	{"bench", "benchmark strategies on COCO's suites: COCO data, ERT summary, ECDF plots", runBench},
 	{"version", "print the version of hees", runVersion},
 }
 
@@ -83,6 +83,10 @@ func help(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case 1:
 		if c, ok := lookup(args[0]); ok {
 			return c.run([]string{"-h"}, stdin, stdout, stderr)
+		}
+		if args[0] == "help" { // "hees help help": the overview, which says how help works
+			usage(stdout)
+			return exitOK
 		}
 		fmt.Fprintf(stderr, "hees help: unknown command %q (run 'hees help' for the list)\n", args[0])
 		return exitUsage

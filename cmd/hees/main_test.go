@@ -32,6 +32,7 @@ var cliCases = []cliCase{
 	{"help", []string{"help"}, ""},
 	{"help_eval", []string{"help", "eval"}, ""},
 	{"help_unknown", []string{"help", "nope"}, ""},
+	{"help_help", []string{"help", "help"}, ""},
 	{"version", []string{"version"}, ""},
 	{"help_version", []string{"help", "version"}, ""},
 	{"version_extra_argument", []string{"version", "now"}, ""},
@@ -51,6 +52,13 @@ var cliCases = []cliCase{
 	{"opt_rosenbrock", []string{"eval", "-opt", "-f", "rosenbrock", "-d", "2"}, ""},
 	{"opt_bbob_f20", []string{"eval", "-f", "bbob/f20/i5", "-d", "4", "-opt"}, ""},
 	{"opt_bbob_f9", []string{"eval", "-f", "bbob/f9/i1", "-d", "3", "-opt"}, ""},
+	{"eval_bbob_largescale", []string{"eval", "-f", "bbob-largescale/f10/i3", "-d", "50"}, repeatPoint("0", 50) + repeatPoint("1.5", 50) + repeatPoint("-6", 50)},
+	{"eval_bbob_mixint", []string{"eval", "-f", "bbob-mixint/f1/i1", "-d", "5"},
+		"0 0 0 0 0\n1 3 7 15 5\n0.5 1.49 2.5 -0.5 0.25\n-3 9 100 -1e300 7\n1 3 7 15 inf\n"},
+	{"opt_bbob_largescale", []string{"eval", "-f", "bbob-largescale/f21/i2", "-d", "41", "-opt"}, ""},
+	{"opt_bbob_mixint", []string{"eval", "-f", "bbob-mixint/f20/i2", "-d", "10", "-opt"}, ""},
+	{"eval_mixint_bad_dim", []string{"eval", "-f", "bbob-mixint/f1", "-d", "12"}, ""},
+	{"eval_largescale_too_large", []string{"eval", "-f", "bbob-largescale/f1", "-d", "1000000000"}, ""},
 
 	{"eval_unknown_flag", []string{"eval", "-x", "-f", "sphere", "-d", "2"}, ""},
 	{"eval_bad_dim_value", []string{"eval", "-f", "sphere", "-d", "two"}, ""},
@@ -60,6 +68,11 @@ var cliCases = []cliCase{
 	{"eval_bad_param", []string{"eval", "-f", "ellipsoid:cond=0.1", "-d", "2"}, ""},
 	{"eval_dim_too_small", []string{"eval", "-f", "rosenbrock", "-d", "1"}, ""},
 	{"eval_extra_argument", []string{"eval", "-f", "sphere", "-d", "2", "points.txt"}, ""},
+}
+
+// repeatPoint is one line of d copies of v.
+func repeatPoint(v string, d int) string {
+	return strings.TrimSuffix(strings.Repeat(v+" ", d), " ") + "\n"
 }
 
 // TestGolden runs every case and compares exit status, standard output and

@@ -7,23 +7,31 @@ import (
 	"github.com/hees-dev/hees/internal/samefile"
 )
 
-// checkOutputs reports a -trace that names a device, a named pipe or
-// another file that is not regular (a write would fail only at the end of
-// the run), or the -checkpoint file or its lock file (each write of one
-// would destroy the other).
+// checkOutputs reports an output file of hees run (-trace, -log) that names
+// a device, a named pipe or another file that is not regular (a write
+// would fail only during or at the end of the run), and two output files
+// that are one file, by any path: -trace, -log, -checkpoint and the
+// checkpoint's lock file (the writes of one would destroy the rows or the
+// state of the other).
 func (rf *runFlags) checkOutputs() error {
-	if rf.trace == "" {
-		return nil
+	type output struct{ flag, path string }
+	outputs := []output{{"-trace", rf.trace}, {"-log", rf.log}}
+	for _, o := range outputs {
+		if o.path == "" {
+			continue
+		}
+		if info, err := os.Stat(o.path); err == nil && !info.Mode().IsRegular() {
+			return usagef("%s %s is %s: give the name of a regular file", o.flag, o.path, boundedfile.Kind(info.Mode()))
+		}
 	}
-	if info, err := os.Stat(rf.trace); err == nil && !info.Mode().IsRegular() {
-		return usagef("-trace %s is %s: give the name of a regular file", rf.trace, boundedfile.Kind(info.Mode()))
+	if rf.checkpoint != "" {
+		outputs = append(outputs, output{"-checkpoint", rf.checkpoint}, output{"the lock file of -checkpoint", rf.checkpoint + ".lock"})
 	}
-	if rf.checkpoint == "" {
-		return nil
-	}
-	for _, other := range []string{rf.checkpoint, rf.checkpoint + ".lock"} {
-		if samefile.Same(rf.trace, other) {
-			return usagef("-trace %s is the file %s of -checkpoint %s: give the trace another name", rf.trace, other, rf.checkpoint)
+	for i, a := range outputs {
+		for _, b := range outputs[i+1:] {
+			if a.path != "" && b.path != "" && samefile.Same(a.path, b.path) {
+				return usagef("%s %s is the file %s of %s: give %s another name", a.flag, a.path, b.path, b.flag, a.flag)
+			}
 		}
 	}
 	return nil

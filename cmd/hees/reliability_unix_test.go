@@ -3,6 +3,7 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hees-dev/hees/internal/runlog"
 )
 
 // TestResumeFIFO gives a named pipe that no one writes to hees resume: it
@@ -94,5 +97,127 @@ func TestRunTraceFIFO(t *testing.T) {
 	}
 	if info, err := os.Lstat(fifo); err != nil || info.Mode()&os.ModeNamedPipe == 0 {
 		t.Errorf("the named pipe was replaced: %v, %v", info.Mode(), err)
+	}
+}
+
+// TestRunLogWriteFails fills the disk under the log (a file size limit)
+// mid-run: the run stops with the reason "log error" (not "canceled"), its
+// checkpoint stays at the last generation the log holds, and hees resume,
+// once there is room, turns the rows past the checkpoint into comments and
+// writes the rest: the log's rows are the uninterrupted run's.
+func TestRunLogWriteFails(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash to set a file size limit with")
+	}
+	dir := t.TempDir()
+	ref, log, ck := filepath.Join(dir, "ref.csv"), filepath.Join(dir, "log.csv"), filepath.Join(dir, "run.hees")
+	args := []string{"run", "-f", "sphere", "-d", "3", "-seed", "4"}
+	if code, _, stderr := runCLI(append(args, "-log", ref)...); code != exitOK {
+		t.Fatalf("reference run: exit %d, %s", code, stderr)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// ulimit -f counts blocks of 1024 bytes: 8 KiB, about 90 rows.
+	cmd := exec.Command(bash, append([]string{"-c", `ulimit -f 8 && exec "$0" "$@"`, exe},
+		append(args, "-log", log, "-checkpoint", ck, "-checkpoint-every", "2")...)...)
+	cmd.Env = childEnv("hees")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err = cmd.Run()
+	if cmd.ProcessState.ExitCode() != exitFailure || !strings.Contains(stdout.String(), "stop reason  log error") ||
+		!strings.Contains(stderr.String(), "writing the log") {
+		t.Fatalf("the run with a full disk: %v, stdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
+	}
+	if code, _, stderr := runCLI("resume", ck); code != exitOK {
+		t.Fatalf("resume: exit %d, %s", code, stderr)
+	}
+	data := readFile(t, log)
+	if got, want := logRows(data), logRows(readFile(t, ref)); got != want {
+		t.Errorf("the log's rows after the resume differ from the uninterrupted run's")
+	}
+	if !strings.Contains(string(data), runlog.RedoneComment) {
+		t.Error("no row past the checkpoint was kept as a comment")
+	}
+}
+
+// TestRunOutputsDistinct: two output files of hees run that are one file,
+// by any path (-trace, -log, -checkpoint and its lock file), are refused
+// before anything is written; so is a -log that names a named pipe or a
+// device.
+func TestRunOutputsDistinct(t *testing.T) {
+	dir := t.TempDir()
+	ck := filepath.Join(dir, "ck")
+	same := filepath.Join(dir, "out.csv")
+	alias := filepath.Join(dir, "sub", "..", "out.csv")
+	for _, args := range [][]string{
+		{"-trace", same, "-log", same},
+		{"-trace", same, "-log", alias},
+		{"-log", ck + ".lock", "-checkpoint", ck},
+		{"-log", ck, "-checkpoint", ck},
+		{"-log", alias, "-trace", same, "-checkpoint", ck},
+	} {
+		code, stdout, stderr := runCLI(append([]string{"run", "-f", "sphere", "-d", "2"}, args...)...)
+		if code != exitUsage || stdout != "" || !strings.Contains(stderr, "another name") || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, stdout, stderr)
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+			t.Errorf("%v: files were written: %v", args, entries)
+		}
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip(err)
+	}
+	for _, log := range []string{fifo, os.DevNull} {
+		code, stdout, stderr := runCLI("run", "-f", "sphere", "-d", "2", "-log", log)
+		if code != exitUsage || stdout != "" || !strings.Contains(stderr, "give the name of a regular file") {
+			t.Errorf("-log %s: exit %d, stdout %q, stderr %q", log, code, stdout, stderr)
+		}
+	}
+}
+
+// TestRunLogTwoWriters: a second hees run that appends to the -log of a
+// run under way is refused, naming the log, rather than interleaving its
+// rows with the first run's.
+func TestRunLogTwoWriters(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "log.csv")
+	program := "env " + roleEnv + "=objective " + selfCommand(t)
+	first, _, firstErr := heesProcess(t, childEnv("hees", "HEES_TEST_PROBLEM=sphere", "HEES_TEST_DELAY=5ms"), "",
+		"run", "-cmd", program, "-d", "3", "-max-evals", "3000", "-log", log, "-v")
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer first.Process.Kill()
+	for start := time.Now(); !strings.Contains(firstErr.String(), "evals "); time.Sleep(5 * time.Millisecond) {
+		if time.Since(start) > 20*time.Second {
+			t.Fatalf("the first run shows no progress: %s", firstErr.String())
+		}
+	}
+	code, _, stderr := runCLI("run", "-f", "sphere", "-d", "3", "-log", log)
+	if code == exitOK || !strings.Contains(stderr, "another run is writing it") || !strings.Contains(stderr, log) {
+		t.Errorf("the second run: exit %d, stderr %q", code, stderr)
+	}
+	first.Process.Kill()
+	first.Wait()
+	if strings.Contains(string(readFile(t, log)), "# strategy: hees2\n# problem: sphere") {
+		t.Error("the second run wrote its comment lines into the first run's log")
+	}
+}
+
+// TestRunInjectBeyondBudget: more known points than -max-evals is refused
+// before anything runs, rather than a run that evaluates nothing and
+// reports no best point.
+func TestRunInjectBeyondBudget(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "points")
+	if err := os.WriteFile(file, []byte("1 1\n2 2\n3 3\n0 0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCLI("run", "-f", "sphere", "-d", "2", "-inject", file, "-max-evals", "3")
+	if code == exitOK || stdout != "" || !strings.Contains(stderr, "4 known points, but the budget of 3 evaluations leaves room for 3") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/hees-dev/hees/internal/statusline"
 	"github.com/hees-dev/hees/internal/version"
 	"github.com/hees-dev/hees/objectives"
+	"github.com/hees-dev/hees/space"
 )
 
 // Defaults of hees run that depend on the problem.
@@ -63,6 +64,14 @@ type runFlags struct {
 	onError         string
 	retries         int
 	inject          string
+	// spaceFile is -space, format -format; x0Lazy holds -x0 as given,
+	// read once it is known whether it holds numbers or a space's values.
+	spaceFile  string
+	format     string
+	x0Lazy     lazyPoint
+	space      *space.Space // the space of -space, read by runRun
+	noise      bool
+	noiseEvals int
 }
 
 // outputFlags choose what a run shows; hees resume takes them again.
@@ -89,21 +98,39 @@ func (of *outputFlags) check() error {
 
 // runReport is the -json output of hees run.
 type runReport struct {
-	Strategy    string      `json:"strategy"`
-	Problem     string      `json:"problem,omitempty"`
-	Command     string      `json:"command,omitempty"`
-	Dim         int         `json:"dim"`
-	Seed        uint64      `json:"seed"`
-	MaxEvals    int         `json:"max_evals"`
-	Target      *jsonFloat  `json:"target"`
-	Evals       int         `json:"evals"`
-	Generations int         `json:"generations"`
-	Restarts    int         `json:"restarts"`
-	FBest       jsonFloat   `json:"f_best"`
-	XBest       []jsonFloat `json:"x_best"`
-	StopReason  es.Reason   `json:"stop_reason"`
-	Error       string      `json:"error,omitempty"`
-	Version     string      `json:"version"`
+	Strategy    string     `json:"strategy"`
+	Problem     string     `json:"problem,omitempty"`
+	Command     string     `json:"command,omitempty"`
+	Dim         int        `json:"dim"`
+	Seed        uint64     `json:"seed"`
+	MaxEvals    int        `json:"max_evals"`
+	Target      *jsonFloat `json:"target"`
+	Evals       int        `json:"evals"`
+	Generations int        `json:"generations"`
+	Restarts    int        `json:"restarts"`
+	FBest       jsonFloat  `json:"f_best"`
+	// XBest is the best point: numbers ([]jsonFloat), or with -space the
+	// user's values ([]space.Value), which Params repeats as an object of
+	// names.
+	XBest      any             `json:"x_best"`
+	Params     json.RawMessage `json:"params,omitempty"`
+	StopReason es.Reason       `json:"stop_reason"`
+	// Recommendation is the point a run with -noise recommends, apart
+	// from the best single value f_best.
+	Recommendation *recReport `json:"recommendation,omitempty"`
+	Error          string     `json:"error,omitempty"`
+	Version        string     `json:"version"`
+}
+
+// recReport is the recommendation of a run with noise handling: the
+// point (numbers, or with -space the user's values, repeated by Params
+// as an object of names), its estimated value and the evaluations behind
+// the estimate.
+type recReport struct {
+	X      any             `json:"x"`
+	Params json.RawMessage `json:"params,omitempty"`
+	F      jsonFloat       `json:"f"`
+	Evals  int             `json:"evals"`
 }
 
 // jsonFloat is a float64 written as a JSON number by encoding/json (which
@@ -131,7 +158,7 @@ func runRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.IntVar(&rf.dim, "d", 10, "dimension `D`")
 	rf.maxEvals.def = fmt.Sprintf("%d*d", budgetPerDim)
 	fs.Var(&rf.maxEvals, "max-evals", "evaluation budget `N` (0: none)")
-	rf.target.def = "f*+1e-8 when f* is known, else none"
+	rf.target.def = "f*+1e-8 when f* is known and without -noise, else none"
 	fs.Var(&rf.target, "target", "stop when a value is at most `F`, or none")
 	fs.IntVar(&rf.workers, "workers", 1, "evaluate in `N` goroutines (with -cmd, N processes)")
 	fs.DurationVar(&rf.maxTime, "max-time", 0, "stop after the wall-clock `TIME`, such as 90s or 2h (0: no limit)")
@@ -143,8 +170,14 @@ func runRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.IntVar(&rf.checkpointEvery, "checkpoint-every", defaultCheckpointEvery, "with -checkpoint, write FILE every `N` generations")
 	fs.StringVar(&rf.onError, "on-error", "stop", "what a failed evaluation does: `POLICY` stop (end the run) or nan (rank the point worst and go on)")
 	fs.IntVar(&rf.retries, "retries", 0, "evaluate a failed point again up to `N` times (with -cmd, in a restarted program) before -on-error applies")
-	fs.StringVar(&rf.inject, "inject", "", "evaluate the known points in `FILE` (one per line, d numbers separated by spaces or commas) before the first generation")
+	fs.StringVar(&rf.inject, "inject", "", "evaluate the known points in `FILE` (one per line, d numbers separated by spaces or commas; with -space the parameters' values, or one JSON object of names per line) before the first generation")
+	fs.StringVar(&rf.spaceFile, "space", "", "search the named parameters of the space `FILE` (JSON: reals, log-scale reals, integers, choices); -d is its length, the program, the log and the summary see the parameters' values")
+	fs.StringVar(&rf.format, "format", "text", "with -cmd, how a point is written to the program: `FORMAT` text (numbers or values separated by spaces) or json (one JSON object of names per line)")
+	fs.BoolVar(&rf.noise, "noise", false, "uncertainty handling for a noisy objective ("+strategiesWith(es.NoiseCapable, "and")+"): measure the noise, raise sigma while it dominates, report the recommended point (the mean) apart from the best value")
+	fs.IntVar(&rf.noiseEvals, "noise-evals", 1, "with -noise, evaluate each point up to `N` times while noise dominates (the strategy is told the median)")
 	rf.outputFlags.register(fs)
+	rf.x0Lazy.into = &rf.strategyFlags.x0
+	fs.Lookup("x0").Value = &rf.x0Lazy
 	if status, done := parseFlags(fs, args, withProblems(runHelp), stdout, stderr); done {
 		return status
 	}
@@ -152,6 +185,14 @@ func runRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	rf.sigma0Given = set["sigma0"]
 	if err := rf.check(set); err != nil {
 		return report(stderr, name, err)
+	}
+	sp, err := rf.loadSpace(set)
+	if err != nil {
+		return report(stderr, name, err)
+	}
+	rf.space = sp
+	if sp != nil {
+		rf.dim = sp.Len()
 	}
 
 	ctx, stop := runContext()
@@ -161,11 +202,14 @@ func runRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 // check validates the flags that do not need the problem.
 func (rf *runFlags) check(set map[string]bool) error {
+	if rf.spaceFile == "" {
+		if err := rf.x0Lazy.numbersErr("run"); err != nil {
+			return err
+		}
+	}
 	switch {
 	case rf.command != "" && set["f"]:
 		return usagef("give -f or -cmd, not both")
-	case rf.command != "" && !set["d"]:
-		return usagef("-cmd needs -d, the dimension of the program's points")
 	case rf.workers < 1 || rf.workers > es.MaxWorkers:
 		return usagef("-workers %d: want 1 to %d", rf.workers, es.MaxWorkers)
 	case rf.traceEvery < 0:
@@ -180,14 +224,33 @@ func (rf *runFlags) check(set map[string]bool) error {
 		return usagef("-checkpoint-every %d: want at least 1", rf.checkpointEvery)
 	case rf.retries < 0 || rf.retries > es.MaxRetries:
 		return usagef("-retries %d: want 0 to %d", rf.retries, es.MaxRetries)
+	case set["noise-evals"] && !rf.noise:
+		return usagef("-noise-evals needs -noise")
+	case rf.noiseEvals < 1 || rf.noiseEvals > es.MaxNoiseEvals:
+		return usagef("-noise-evals %d: want 1 to %d", rf.noiseEvals, es.MaxNoiseEvals)
 	}
 	if _, err := es.ParseOnError(rf.onError); err != nil {
 		return usagef("-%v", err)
+	}
+	if rf.command != "" && !set["d"] && rf.spaceFile == "" {
+		// The program's dimension: -d, the space's length, or what -x0, -lower, -upper or
+		// -stds imply.
+		d, err := rf.impliedDim()
+		if err != nil {
+			return err
+		}
+		if d == 0 {
+			return usagef("-cmd needs -d, the dimension of the program's points (or -x0, or d numbers for -lower, -upper or -stds)")
+		}
+		rf.dim = d
 	}
 	if err := rf.outputFlags.check(); err != nil {
 		return err
 	}
 	if err := rf.checkOutputs(); err != nil {
+		return err
+	}
+	if err := rf.checkSpaceFlags(set); err != nil {
 		return err
 	}
 	return checkDim(rf.dim)
@@ -209,13 +272,31 @@ func (rf *runFlags) run(ctx context.Context, stdout, stderr io.Writer) int {
 		lo, hi := p.Bounds()
 		box = max(-lo, hi) // the smallest box [-B, B]^d around the problem's
 	}
+	if rf.space != nil {
+		rf.strategyFlags.x0 = nil // the space's values, read by spaceConfig
+	} else {
+		rf.warmStart(rf.inject, rf.dim)
+	}
 	cfg, err := rf.config(rf.dim, box)
 	if err != nil {
 		return report(stderr, name, err)
 	}
+	if rf.space != nil {
+		if cfg, err = spaceConfig(cfg, rf.algo, rf.space, &rf.x0Lazy, rf.sigma0Given); err != nil {
+			return report(stderr, name, err)
+		}
+	}
 	s, err := rf.strategy(cfg)
 	if err != nil {
 		return report(stderr, name, &usageError{err.Error()})
+	}
+	if rf.noise {
+		if info, _ := es.Lookup(rf.algo); !es.NoiseCapable(info) {
+			return report(stderr, name, usagef("-noise: %s has no noise handling (use %s)", rf.algo, strategiesWith(es.NoiseCapable, "or")))
+		}
+		if s, err = es.NewNoiseHandler(s, es.NoiseConfig{MaxEvals: rf.noiseEvals}); err != nil {
+			return report(stderr, name, err)
+		}
 	}
 	for _, file := range [][2]string{{"-trace", rf.trace}, {"-log", rf.log}} {
 		if file[1] == "" {
@@ -226,7 +307,13 @@ func (rf *runFlags) run(ctx context.Context, stdout, stderr io.Writer) int {
 		}
 	}
 	settings := rf.settings(problem)
-	inject, err := readInject(rf.inject, s)
+	readKnown := readInject
+	if rf.space != nil {
+		readKnown = func(path string, s es.Strategy, maxEvals int) ([][]float64, error) {
+			return readSpaceInject(path, rf.space, s, maxEvals)
+		}
+	}
+	inject, err := readKnown(rf.inject, s, settings.MaxEvals)
 	if err != nil {
 		return report(stderr, name, err)
 	}
@@ -249,15 +336,58 @@ func (rf *runFlags) run(ctx context.Context, stdout, stderr io.Writer) int {
 	return execute(ctx, name, &settings, problem, s, inject, cp, rf.outputFlags, stdout, stderr)
 }
 
+// warmStart starts the run where an earlier one left off when -inject
+// FILE is an evaluation log (hees run -log) of a run in dimension dim:
+// unless they are given, -x0 is its best point and -sigma0 the spread of
+// its 2d best points around it, the root mean square of their distances
+// to it per coordinate (readInject adds the best points as known points).
+// It changes nothing for a list of points, or a file it cannot read, which
+// readInject reports.
+func (sf *strategyFlags) warmStart(path string, dim int) {
+	if path == "" {
+		return
+	}
+	rows, err := runlog.BestRows(path, dim, max(2*dim, 2))
+	if err != nil || len(rows) == 0 {
+		return
+	}
+	best := rows[0].X
+	if sf.x0 == nil {
+		sf.x0 = best
+	}
+	var sum float64
+	for _, r := range rows[1:] {
+		for i, v := range r.X {
+			sum += (v - best[i]) * (v - best[i])
+		}
+	}
+	if spread := math.Sqrt(sum / float64(max(len(rows)-1, 1)*dim)); !sf.sigma0Given && spread > 0 && !math.IsInf(spread, 0) {
+		sf.sigma0, sf.sigma0Given = spread, true
+	}
+}
+
 // readInject reads the known points of -inject FILE for strategy s (nil
-// without FILE) and checks them as es.Run.Inject will, before anything
-// runs: a point outside the box is refused here, not after the run has
-// started; the error names the flag.
-func readInject(path string, s es.Strategy) ([][]float64, error) {
+// without FILE) and checks them as es.Run.Inject will in a run with the
+// budget maxEvals, before anything runs: a point outside the box, or more
+// points than the budget, is refused here, not after the run has started;
+// the error names the flag. FILE is a list of points, or an evaluation log
+// of a run in the same dimension (hees run -log), whose best points, as
+// many as a generation of s, are the known points (a warm start; see
+// warmStart).
+func readInject(path string, s es.Strategy, maxEvals int) ([][]float64, error) {
 	if path == "" {
 		return nil, nil
 	}
-	inject, err := points.ReadList(path, s.Dim())
+	rows, err := runlog.BestRows(path, s.Dim(), s.PopulationSize())
+	var inject [][]float64
+	switch {
+	case err == nil:
+		for _, r := range rows {
+			inject = append(inject, r.X)
+		}
+	case errors.Is(err, runlog.ErrNotLog):
+		inject, err = points.ReadList(path, s.Dim())
+	}
 	if err != nil {
 		sep := " " // a bad line's error starts with the file's name
 		if errors.As(err, new(*fs.PathError)) {
@@ -265,7 +395,7 @@ func readInject(path string, s es.Strategy) ([][]float64, error) {
 		}
 		return nil, fmt.Errorf("-inject%s%w", sep, err)
 	}
-	run, err := es.NewRun(s, es.Limits{})
+	run, err := es.NewRun(s, es.Limits{MaxEvals: maxEvals})
 	if err == nil {
 		err = run.Inject(inject) // a Run of its own: s is not changed
 	}
@@ -276,7 +406,8 @@ func readInject(path string, s es.Strategy) ([][]float64, error) {
 }
 
 // settings returns the settings of the flags, with the defaults that depend
-// on problem (nil with -cmd): the budget 10000*d and the target f* + 1e-8.
+// on problem (nil with -cmd): the budget 10000*d and the target f* + 1e-8
+// (none with -noise).
 func (rf *runFlags) settings(problem objectives.Problem) checkpoint.Settings {
 	rs := checkpoint.Settings{
 		Algo:        rf.algo,
@@ -295,13 +426,21 @@ func (rf *runFlags) settings(problem objectives.Problem) checkpoint.Settings {
 		Log:         rf.log,
 	}
 	rs.OnError, _ = es.ParseOnError(rf.onError) // checked by check
+	if rf.space != nil {
+		rs.Space, _ = rf.space.MarshalJSON() // a Space always marshals
+	}
+	if rf.format == runner.FormatJSON {
+		rs.Format = runner.FormatJSON
+	}
 	if problem != nil {
 		rs.Problem = rf.problem
 	}
 	if rf.maxEvals.set {
 		rs.MaxEvals = rf.maxEvals.n
 	}
-	if !rf.target.set && problem != nil {
+	// With -noise the default is no target: an estimate from a few noisy
+	// values reaches f* + 1e-8 by luck on an additive noise.
+	if !rf.target.set && problem != nil && !rf.noise {
 		if _, fopt, ok := problem.Optimum(); ok {
 			t := fopt + targetGap
 			rs.Target = &t
@@ -347,7 +486,7 @@ func printResult(name string, rs *checkpoint.Settings, problem objectives.Proble
 		rep.Error = errors.Join(failures...).Error()
 		status = exitFailure
 	}
-	if res.Reason == es.ReasonCanceled || res.Reason == runner.ReasonCheckpointError {
+	if res.Reason == es.ReasonCanceled || res.Reason == es.ReasonCheckpointError || res.Reason == es.ReasonLogError {
 		status = exitFailure
 	}
 	for _, err := range failures {
@@ -355,7 +494,7 @@ func printResult(name string, rs *checkpoint.Settings, problem objectives.Proble
 	}
 	cp.PrintResumeHint(stderr, name)
 	if !out.json {
-		printSummary(stdout, &rep, res)
+		printSummary(stdout, rs, &rep, res)
 		return status
 	}
 	data, err := json.Marshal(rep)
@@ -389,6 +528,15 @@ func newRunReport(rs *checkpoint.Settings, problem objectives.Problem, s es.Stra
 		rep.Target = &t
 	}
 	rep.XBest = jsonFloats(res.X)
+	if values, params := bestParams(rs, res.X); values != nil {
+		rep.XBest, rep.Params = values, params
+	}
+	if r := res.Recommendation; r.X != nil {
+		rep.Recommendation = &recReport{X: jsonFloats(r.X), F: jsonFloat(r.F), Evals: r.Evals}
+		if values, params := bestParams(rs, r.X); values != nil {
+			rep.Recommendation.X, rep.Recommendation.Params = values, params
+		}
+	}
 	return rep
 }
 
@@ -410,8 +558,8 @@ func formatBest(x []float64) string {
 	return points.Format(x)
 }
 
-// printSummary writes the human summary of a run.
-func printSummary(w io.Writer, rep *runReport, res es.Result) {
+// printSummary writes the human summary of a run with the settings rs.
+func printSummary(w io.Writer, rs *checkpoint.Settings, rep *runReport, res es.Result) {
 	problem := rep.Problem
 	if rep.Command != "" {
 		problem = "command " + rep.Command
@@ -424,7 +572,13 @@ func printSummary(w io.Writer, rep *runReport, res es.Result) {
 	fmt.Fprintf(w, "problem      %s, d = %d\n", problem, rep.Dim)
 	fmt.Fprintf(w, "evaluations  %s\n", evals)
 	fmt.Fprintf(w, "best value   %s\n", formatValue(res.F))
-	fmt.Fprintf(w, "best x       %s\n", formatBest(res.X))
+	fmt.Fprintf(w, "best x       %s\n", formatBestValues(rs, res.X))
+	if r := res.Recommendation; r.X != nil {
+		// With noise the best value is the luckiest draw: the
+		// recommendation is the point to use.
+		fmt.Fprintf(w, "recommended  %s, the median of %d evaluations\n", formatValue(r.F), r.Evals)
+		fmt.Fprintf(w, "at x         %s\n", formatBestValues(rs, r.X))
+	}
 	fmt.Fprintf(w, "stop reason  %s\n", rep.StopReason)
 	fmt.Fprintf(w, "time         %v\n", res.Elapsed.Round(time.Millisecond))
 }

@@ -44,7 +44,8 @@ func TestMain(m *testing.M) {
 
 // objectiveProgram is the external program of the -cmd tests: it reads
 // points, one per line, and answers the value of the problem in
-// $HEES_TEST_PROBLEM (a spec of package objectives) at each. Its failures
+// $HEES_TEST_PROBLEM (a spec of package objectives) at each (a point is
+// numbers, or the values of a space: see objectiveInput). Its failures
 // are set by the environment: after $HEES_TEST_CRASH_AFTER answers it writes
 // a message on stderr and exits with status 3; after $HEES_TEST_BAD_AFTER
 // answers it answers "oops"; $HEES_TEST_DELAY (a duration) is slept before
@@ -69,15 +70,10 @@ func objectiveProgram(stdin io.Reader, stdout, stderr io.Writer) int {
 	var problem objectives.Problem
 	sc := bufio.NewScanner(stdin)
 	for n := 0; sc.Scan(); n++ {
-		words := strings.Fields(sc.Text())
-		x := make([]float64, len(words))
-		for i, w := range words {
-			v, err := strconv.ParseFloat(w, 64)
-			if err != nil {
-				fmt.Fprintf(stderr, "objective: bad input %q\n", w)
-				return 4
-			}
-			x[i] = v
+		x, err := objectiveInput(sc.Text())
+		if err != nil {
+			fmt.Fprintf(stderr, "objective: bad input: %v\n", err)
+			return 4
 		}
 		if problem == nil {
 			p, err := objectives.Parse(os.Getenv("HEES_TEST_PROBLEM"), len(x))
@@ -483,6 +479,33 @@ func TestRunInterrupt(t *testing.T) {
 		}
 		if !regexp.MustCompile(`^(evals \d+  .*\n)+$`).MatchString(stderr.String()) {
 			t.Errorf("%s: stderr has more than progress lines:\n%s", c.name, stderr.String())
+		}
+	}
+}
+
+// TestRunCommandImpliedDim: hees run -cmd without -d takes the dimension
+// that -x0, or d numbers given to -lower, -upper or -stds, imply; lists of
+// other lengths, or none, are usage errors.
+func TestRunCommandImpliedDim(t *testing.T) {
+	setObjectiveEnv(t, "sphere")
+	for _, c := range []struct {
+		args []string
+		dim  float64
+	}{
+		{[]string{"-lower", "0,0,0", "-upper", "1"}, 3},
+		{[]string{"-lower", "-1", "-upper", "1,2,3,4"}, 4},
+		{[]string{"-x0", "1,1"}, 2},
+		{[]string{"-stds", "1,2,3,4,5", "-x0", "0,0,0,0,0"}, 5},
+	} {
+		rep, _ := runJSON(t, append([]string{"-cmd", selfCommand(t), "-max-evals", "40"}, c.args...)...)
+		if rep["dim"] != c.dim {
+			t.Errorf("%v: dim %v, want %v", c.args, rep["dim"], c.dim)
+		}
+	}
+	for _, args := range [][]string{{}, {"-lower", "0,0", "-upper", "1,1,1"}, {"-x0", "1,1", "-stds", "1,2,3"}} {
+		code, _, stderr := runCLI(append([]string{"run", "-cmd", selfCommand(t)}, args...)...)
+		if code != exitUsage || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%v: exit %d, stderr %q", args, code, stderr)
 		}
 	}
 }

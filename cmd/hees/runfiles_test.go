@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/csv"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hees-dev/hees/internal/runlog"
 	"github.com/hees-dev/hees/objectives"
 )
 
@@ -196,8 +198,9 @@ func TestRunLog(t *testing.T) {
 // generations and checks that the log holds every generation finished
 // before, as complete, well-formed rows: the lines of the log are the first
 // lines of an uninterrupted run's log, whole generations. hees resume then
-// appends a comment saying where it goes on and the rows of the
-// uninterrupted run from there, without a second header.
+// keeps the rows after its checkpoint as comments, appends a comment saying
+// where it goes on and the rows of the uninterrupted run from there,
+// without a second header.
 func TestRunLogKill(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("no SIGKILL on Windows")
@@ -211,7 +214,7 @@ func TestRunLogKill(t *testing.T) {
 		t.Fatalf("uninterrupted run: %v, stderr:\n%s", err, refErr.String())
 	}
 	want := string(readFile(t, refLog))
-	_, header, refRows := readLog(t, refLog)
+	_, _, refRows := readLog(t, refLog)
 
 	checkpoint := filepath.Join(dir, "run.hees")
 	cmd, _, stderr := heesProcess(t, childEnv("hees", "HEES_TEST_PROBLEM=sphere", "HEES_TEST_DELAY=2ms"), "",
@@ -245,12 +248,10 @@ func TestRunLogKill(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("resume: exit %d, %s", code, errOut)
 	}
-	resumed := string(readFile(t, log))
-	tail, ok := strings.CutPrefix(resumed, got)
-	if !ok {
-		t.Fatal("resume changed the rows of the killed run")
-	}
-	comments, _, tailRows := readLogText(t, tail, header)
+	// The rows up to the checkpoint stay as they were; those after it,
+	// which the resumed run evaluates again, become comments; the rows of
+	// the log are then the uninterrupted run's, each evaluation once.
+	comments, _, rowsAfter := readLog(t, log)
 	var at string
 	for _, c := range comments {
 		if v, ok := strings.CutPrefix(c, "# resumed after generation: "); ok {
@@ -261,8 +262,18 @@ func TestRunLogKill(t *testing.T) {
 	if err != nil {
 		t.Fatalf("no resume comment in %q", comments)
 	}
-	if !slices.EqualFunc(tailRows, refRows[from*7:], slices.Equal) {
-		t.Errorf("the resumed run appended %d rows, the uninterrupted run has %d after generation %d", len(tailRows), len(refRows)-from*7, from)
+	if !slices.EqualFunc(rowsAfter, refRows, slices.Equal) {
+		t.Errorf("the log has %d rows after the resume from generation %d, the uninterrupted run %d", len(rowsAfter), from, len(refRows))
+	}
+	redone := 0
+	for _, c := range comments {
+		if strings.HasPrefix(c, runlog.RedoneComment) {
+			redone++
+		}
+	}
+	if resumed := string(readFile(t, log)); !strings.HasPrefix(resumed, got[:strings.Index(got, fmt.Sprintf("\n%d,", from*7+1))+1]) ||
+		redone != len(rows)-from*7 {
+		t.Errorf("resumed from generation %d after %d rows: %d rows kept as comments, want %d", from, len(rows), redone, len(rows)-from*7)
 	}
 }
 
@@ -306,6 +317,36 @@ func TestRunTraceDefaultInterval(t *testing.T) {
 		g, _ := strconv.Atoi(r[0])
 		if (r[7] != "") != (g%45 == 0) {
 			t.Fatalf("generation %d: cond_C %q, want it every 45 generations", g, r[7])
+		}
+	}
+}
+
+// TestRunLogAbandoned: a program that fails in the first generation under
+// -on-error stop: the points it evaluated before are in the log with the
+// status abandoned and their values, none with another status.
+func TestRunLogAbandoned(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "log.csv")
+	setObjectiveEnv(t, "sphere", "HEES_TEST_CRASH_AFTER=7")
+	code, _, stderr := runCLI("run", "-cmd", selfCommand(t), "-d", "3", "-pairs", "6", "-log", log)
+	if code != exitFailure {
+		t.Fatalf("exit %d, stderr %s", code, stderr)
+	}
+	_, _, rows := readLog(t, log)
+	if len(rows) != 7 {
+		t.Fatalf("%d rows, want the 7 evaluated before the failure", len(rows))
+	}
+	p, err := objectives.Parse("sphere", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range rows {
+		x := make([]float64, 3)
+		for j := range x {
+			x[j], _ = strconv.ParseFloat(r[5+j], 64)
+		}
+		if r[0] != strconv.Itoa(i+1) || r[3] != "abandoned" || r[4] != strconv.FormatFloat(p.Eval(x), 'g', -1, 64) {
+			t.Errorf("row %d: %v", i, r)
 		}
 	}
 }

@@ -9,12 +9,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/hees-dev/hees/es"
 	"github.com/hees-dev/hees/internal/points"
+	"github.com/hees-dev/hees/internal/runspec"
 	"github.com/hees-dev/hees/internal/session"
 )
 
@@ -43,23 +45,27 @@ const (
 	defaultWorkerLease = time.Minute
 )
 
-// onErrorFlag is the failure policy of init -on-error.
-type onErrorFlag string
+// onErrorFlag is the failure policy of init -on-error, read by
+// es.ParseOnError (the one mapping of the words stop and nan).
+type onErrorFlag es.OnError
 
-func (o *onErrorFlag) String() string { return string(*o) }
+func (o *onErrorFlag) String() string { return es.OnError(*o).Word() }
 
 func (o *onErrorFlag) Set(s string) error {
-	if s != session.OnErrorStop && s != session.OnErrorNaN {
-		return fmt.Errorf("want %s or %s", session.OnErrorStop, session.OnErrorNaN)
+	v, err := es.ParseOnError(s)
+	if err != nil {
+		return errors.New("want stop or nan")
 	}
-	*o = onErrorFlag(s)
+	*o = onErrorFlag(v)
 	return nil
 }
 
-// checkLease reports a lease that is not positive.
+// checkLease reports a lease that is not positive or longer than
+// session.MaxLease as a usage error: the same bound for ask -claim and
+// hees worker.
 func checkLease(lease time.Duration) error {
-	if lease <= 0 {
-		return usagef("-lease %v: want a positive duration", lease)
+	if err := session.CheckLease(lease); err != nil {
+		return &usageError{err.Error()}
 	}
 	return nil
 }
@@ -72,21 +78,21 @@ func stateError(err error) error {
 	return err
 }
 
-// loadState reads the state file at path without the lock (a state file
-// is replaced atomically, so this reads one complete version of it). A
-// missing file is a usageError.
-func loadState(path string) (*session.Session, error) {
-	ss, err := session.Store{Path: path}.Load()
-	return ss, stateError(err)
+// loadState reads the run at path without the lock (the snapshot is
+// replaced atomically and the journal only grows, so this reads one
+// consistent version). A missing file is a usageError.
+func loadState(path string) (*session.View, error) {
+	v, err := session.Store{Path: path}.Load()
+	return v, stateError(err)
 }
 
-// lockedStore is the state file at path of the command name, which says
-// on stderr what it waits for when another process holds the lock long
-// (it goes on waiting until Ctrl-C).
+// lockedStore is the run at path of the command name, which says on
+// stderr what it waits for when another process holds the lock long (it
+// goes on waiting until Ctrl-C).
 func lockedStore(name, path string, stderr io.Writer) session.Store {
-	return session.Store{Path: path, Waiting: func() {
-		fmt.Fprintf(stderr, "%s: waiting for %s.lock, held by another hees process using %s (Ctrl-C to stop waiting)\n", name, path, path)
-	}}
+	return session.Store{Path: path, Waiting: func(lock, holder string) {
+		fmt.Fprintf(stderr, "%s: waiting for %s, the lock of %s, held by %s (Ctrl-C to stop waiting)\n", name, lock, path, holder)
+	}, Warn: func(msg string) { fmt.Fprintf(stderr, "%s: %s\n", name, msg) }}
 }
 
 // stateFlagSet returns the FlagSet of the command name, with -state.
@@ -122,8 +128,14 @@ func runInit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.Var(&maxEvals, "max-evals", "evaluation budget `N`: the run stops before a generation that would exceed it (0: none)")
 	fs.Var(&target, "target", "stop after a generation with a value at most `F`, or none")
 	force := fs.Bool("force", false, "replace an existing state file")
-	retries := fs.Int("retries", defaultRetries, "a candidate may fail (told \"failed\", or its lease expired) `N` times and be claimed again before -on-error applies")
-	onError := onErrorFlag(session.OnErrorStop)
+	retries := fs.Int("retries", defaultRetries, "a candidate may fail (told \"failed\") `N` times and be claimed again before -on-error applies")
+	lostLeases := fs.Int("lost-leases", session.DefaultLostLeases, "a candidate's lease may expire (its holder vanished) `N` times before -on-error applies")
+	lockDefault := os.Getenv(session.LockEnv)
+	if lockDefault == "" {
+		lockDefault = "auto"
+	}
+	lockMode := fs.String("lock", lockDefault, "the `LOCK` of the run: flock (flock(2) on FILE.lock), file (the lock file FILE.lk, for file systems whose flock does not work across machines), or auto (flock where the file system takes it)")
+	onError := onErrorFlag(es.OnErrorStop)
 	fs.Var(&onError, "on-error", "`POLICY` for a candidate that failed more than -retries times: stop (the run stops) or nan (it is told NaN, ranked worst)")
 	injectFile := fs.String("inject", "", "hand out the known points in `FILE` (one per line, d numbers separated by spaces or commas) first, as IDs i0-<row>@<run>")
 	if status, done := parseStateFlags(fs, path, args, initHelp, stdout, stderr); done {
@@ -134,8 +146,15 @@ func runInit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if !set["d"] {
 		return report(stderr, name, usagef("-d D is required"))
 	}
-	if *retries < 0 || *retries > session.MaxRetries {
-		return report(stderr, name, usagef("-retries %d: want 0 to %d", *retries, session.MaxRetries))
+	if *retries < 0 || *retries > es.MaxRetries {
+		return report(stderr, name, usagef("-retries %d: want 0 to %d", *retries, es.MaxRetries))
+	}
+	if *lostLeases < 0 || *lostLeases > runspec.MaxLostLeases {
+		return report(stderr, name, usagef("-lost-leases %d: want 0 to %d", *lostLeases, runspec.MaxLostLeases))
+	}
+	lock, err := session.ChooseLock(*path, *lockMode)
+	if err != nil {
+		return report(stderr, name, &usageError{err.Error()})
 	}
 	if err := checkDim(*dim); err != nil {
 		return report(stderr, name, err)
@@ -148,7 +167,7 @@ func runInit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return report(stderr, name, &usageError{err.Error()})
 	}
-	inject, err := readInject(*injectFile, s)
+	inject, err := readInject(*injectFile, s, maxEvals.n)
 	if err != nil {
 		return report(stderr, name, err)
 	}
@@ -156,8 +175,9 @@ func runInit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return report(stderr, name, err)
 	}
-	ss, err := session.New(session.Settings{RunID: runID, Algo: sf.algo, Restarts: sf.restarts, Seed: sf.seed,
-		MaxEvals: maxEvals.n, Target: target.value, Retries: *retries, OnError: string(onError), Inject: inject}, s)
+	spec := runspec.Spec{Algo: sf.algo, Restarts: sf.restarts, Seed: sf.seed, MaxEvals: maxEvals.n, Target: target.value,
+		Retries: *retries, OnError: es.OnError(onError), LostLeases: *lostLeases}
+	ss, err := session.New(session.Settings{RunID: runID, Spec: spec, Lock: lock, Inject: inject}, s)
 	if err != nil {
 		return report(stderr, name, err)
 	}
@@ -195,14 +215,14 @@ func runAsk(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		defer stop()
 		return askClaim(ctx, *path, *claim, *lease, *wait, stdout, stderr)
 	}
-	ss, err := loadState(*path)
+	v, err := loadState(*path)
 	if err != nil {
 		return report(stderr, name, err)
 	}
-	if ss.File.Stop != "" {
-		return noCandidates(name, ss.File.Stop, exitOK, stderr)
+	if v.StopReason() != "" {
+		return noCandidates(name, v.StopReason(), exitOK, stderr)
 	}
-	return printCandidates(name, ss.Pending(), stdout, stderr)
+	return printCandidates(name, v.Pending(), stdout, stderr)
 }
 
 // printCandidates prints "ID x1 ... xd" lines for cands on stdout.
@@ -227,7 +247,7 @@ func noCandidates(name string, reason es.Reason, status int, stderr io.Writer) i
 // askClaim is ask -claim.
 func askClaim(ctx context.Context, path string, n int, lease time.Duration, wait bool, stdout, stderr io.Writer) int {
 	const name = "hees ask"
-	got, err := session.Store{Path: path}.ClaimWait(ctx, n, lease, wait)
+	got, err := lockedStore(name, path, stderr).ClaimWait(ctx, n, lease, session.Self(0), wait)
 	switch {
 	case err != nil:
 		return report(stderr, name, stateError(err))
@@ -327,22 +347,84 @@ func plural(n int) string {
 
 // statusReport is the -json output of hees status.
 type statusReport struct {
-	RunID      string      `json:"run_id"`
-	Algo       string      `json:"algo"`
-	Strategy   string      `json:"strategy"`
-	Dim        int         `json:"dim"`
-	Seed       uint64      `json:"seed"`
-	Generation int         `json:"generation"`
-	Injected   bool        `json:"injected,omitempty"` // the pending batch is the known points before the generation
-	Evals      int         `json:"evals"`
-	Restarts   int         `json:"restarts"`
-	Told       int         `json:"told"`
-	Pending    int         `json:"pending"`
-	Leased     int         `json:"leased"`
-	Sigma      jsonFloat   `json:"sigma"`
-	FBest      jsonFloat   `json:"f_best"`
-	XBest      []jsonFloat `json:"x_best"`
-	StopReason es.Reason   `json:"stop_reason"`
+	RunID      string         `json:"run_id"`
+	Algo       string         `json:"algo"`
+	Strategy   string         `json:"strategy"`
+	Dim        int            `json:"dim"`
+	Seed       uint64         `json:"seed"`
+	Generation int            `json:"generation"`
+	Injected   bool           `json:"injected,omitempty"` // the pending batch is the known points before the generation
+	Evals      int            `json:"evals"`
+	Restarts   int            `json:"restarts"`
+	Told       int            `json:"told"`
+	Pending    int            `json:"pending"`
+	Leased     int            `json:"leased"`
+	Sigma      jsonFloat      `json:"sigma"`
+	FBest      jsonFloat      `json:"f_best"`
+	XBest      []jsonFloat    `json:"x_best"`
+	StopReason es.Reason      `json:"stop_reason"`
+	StopDetail string         `json:"stop_detail,omitempty"`
+	Lock       string         `json:"lock"`
+	Leases     []leaseReport  `json:"leases,omitempty"`
+	Attempts   []tryReport    `json:"attempts,omitempty"`
+	Workers    []workerReport `json:"workers,omitempty"`
+}
+
+// leaseReport is a lease of a pending candidate in hees status.
+type leaseReport struct {
+	ID      string         `json:"id"`
+	Holder  session.Holder `json:"holder"`
+	Until   time.Time      `json:"until"`
+	Expired bool           `json:"expired,omitempty"`
+}
+
+// tryReport is what happened to a candidate of the current batch besides
+// its value.
+type tryReport struct {
+	ID     string `json:"id"`
+	Failed int    `json:"failed,omitempty"`
+	Lost   int    `json:"lost,omitempty"`
+	Why    string `json:"why,omitempty"`
+}
+
+// workerReport is a worker slot held.
+type workerReport struct {
+	Slot   int            `json:"slot"`
+	Holder session.Holder `json:"holder"`
+	Until  time.Time      `json:"until"`
+}
+
+// newStatusReport is the status of the run v at now.
+func newStatusReport(v *session.View, now time.Time) statusReport {
+	x, f := v.Best()
+	rep := statusReport{
+		RunID: v.RunID, Algo: v.Spec.Algo, Strategy: v.Header.Strategy, Dim: v.Dim, Seed: v.Spec.Seed,
+		Generation: v.Generation(), Injected: v.Injecting(), Evals: v.Evals(), Restarts: v.Header.Restarts,
+		Told: v.NumTold(), Pending: v.Rows() - v.NumTold(), Leased: v.Leased(now),
+		Sigma: jsonFloat(v.Sigma), FBest: jsonFloat(f), XBest: jsonFloats(x),
+		StopReason: v.StopReason(), StopDetail: v.Header.StopDetail, Lock: v.Lock,
+	}
+	for row := range v.Rows() {
+		id := v.ID(row).String()
+		if l, ok := v.Lease(row); ok {
+			rep.Leases = append(rep.Leases, leaseReport{ID: id, Holder: l.Holder, Until: l.Expiry().UTC(), Expired: !l.Expiry().After(now)})
+		}
+		if a := v.Attempts(row); a != (session.Attempts{}) {
+			rep.Attempts = append(rep.Attempts, tryReport{ID: id, Failed: a.Failed, Lost: a.Lost, Why: a.Why})
+		}
+	}
+	var stopped []tryReport
+	for id, a := range v.AbandonedAttempts() {
+		stopped = append(stopped, tryReport{ID: id.String(), Failed: a.Failed, Lost: a.Lost, Why: a.Why})
+	}
+	slices.SortFunc(stopped, func(a, b tryReport) int { return strings.Compare(a.ID, b.ID) })
+	rep.Attempts = append(rep.Attempts, stopped...)
+	slots := v.Slots(now)
+	for slot, l := range slots {
+		rep.Workers = append(rep.Workers, workerReport{Slot: slot, Holder: l.Holder, Until: l.Expiry().UTC()})
+	}
+	slices.SortFunc(rep.Workers, func(a, b workerReport) int { return a.Slot - b.Slot })
+	return rep
 }
 
 // runStatus is the status command.
@@ -350,33 +432,62 @@ func runStatus(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	const name = "hees status"
 	fs, path := stateFlagSet(name)
 	asJSON := fs.Bool("json", false, "print the status as one JSON object")
+	watch := fs.Duration("watch", 0, "print the status every `INTERVAL` (such as 2s), in place on a terminal, until the run stops or Ctrl-C")
 	if status, done := parseStateFlags(fs, path, args, statusHelp, stdout, stderr); done {
 		return status
 	}
-	ss, err := loadState(*path)
-	if err != nil {
-		return report(stderr, name, err)
+	if *watch < 0 || (*watch > 0 && *watch < 100*time.Millisecond) {
+		return report(stderr, name, usagef("-watch %v: want at least 100ms", *watch))
 	}
-	x, f := ss.Best()
-	rep := statusReport{
-		RunID:      ss.File.RunID,
-		Algo:       ss.File.Algo,
-		Strategy:   ss.Strategy().Name(),
-		Dim:        ss.Strategy().Dim(),
-		Seed:       ss.File.Seed,
-		Generation: ss.Strategy().Generation(),
-		Injected:   ss.Injecting(),
-		Evals:      ss.Evals(),
-		Restarts:   ss.Restarts(),
-		Told:       ss.NumTold(),
-		Pending:    ss.Rows() - ss.NumTold(),
-		Leased:     ss.Leased(time.Now()),
-		Sigma:      jsonFloat(ss.Strategy().Sigma()),
-		FBest:      jsonFloat(f),
-		XBest:      jsonFloats(x),
-		StopReason: ss.File.Stop,
+	if *watch == 0 {
+		v, err := loadState(*path)
+		if err != nil {
+			return report(stderr, name, err)
+		}
+		return printStatus(name, newStatusReport(v, time.Now()), *asJSON, stdout, stderr)
 	}
-	if *asJSON {
+	ctx, stop := signalContext()
+	defer stop()
+	inPlace := isTerminal(stdout) && !*asJSON
+	for {
+		v, err := loadState(*path)
+		if err != nil {
+			return report(stderr, name, err)
+		}
+		if inPlace {
+			fmt.Fprint(stdout, "\x1b[H\x1b[2J") // home, clear the screen
+		}
+		rep := newStatusReport(v, time.Now())
+		if status := printStatus(name, rep, *asJSON, stdout, stderr); status != exitOK {
+			return status
+		}
+		if rep.StopReason != "" {
+			return exitOK
+		}
+		if !inPlace && !*asJSON {
+			fmt.Fprintln(stdout)
+		}
+		select {
+		case <-ctx.Done():
+			return exitOK
+		case <-time.After(*watch):
+		}
+	}
+}
+
+// isTerminal reports whether w is a terminal (a character device).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	info, err := f.Stat()
+	return err == nil && info.Mode()&os.ModeCharDevice != 0
+}
+
+// printStatus prints rep, as JSON or as text.
+func printStatus(name string, rep statusReport, asJSON bool, stdout, stderr io.Writer) int {
+	if asJSON {
 		out, err := json.Marshal(rep)
 		if err != nil {
 			return report(stderr, name, err)
@@ -387,6 +498,9 @@ func runStatus(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	state := "running"
 	if rep.StopReason != "" {
 		state = "stopped: " + string(rep.StopReason)
+		if rep.StopDetail != "" {
+			state += " (" + rep.StopDetail + ")"
+		}
 	}
 	fmt.Fprintf(stdout, "strategy     %s, seed %d, d = %d, run %s\n", rep.Strategy, rep.Seed, rep.Dim, rep.RunID)
 	batch := ""
@@ -398,9 +512,27 @@ func runStatus(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if rep.Restarts > 0 {
 		fmt.Fprintf(stdout, ", %d restarts", rep.Restarts)
 	}
-	fmt.Fprintf(stdout, "\nbest value   %s\n", formatValue(f))
+	fmt.Fprintf(stdout, "\nbest value   %s\n", formatValue(float64(rep.FBest)))
+	var x []float64
+	for _, c := range rep.XBest {
+		x = append(x, float64(c))
+	}
 	fmt.Fprintf(stdout, "best x       %s\n", formatBest(x))
-	fmt.Fprintf(stdout, "sigma        %s\n", formatValue(ss.Strategy().Sigma()))
+	fmt.Fprintf(stdout, "sigma        %s\n", formatValue(float64(rep.Sigma)))
 	fmt.Fprintf(stdout, "state        %s\n", state)
+	now := time.Now()
+	for _, l := range rep.Leases {
+		left := "expired"
+		if !l.Expired {
+			left = "expires in " + l.Until.Sub(now).Round(time.Second).String()
+		}
+		fmt.Fprintf(stdout, "lease        %s: %s, %s\n", l.ID, l.Holder, left)
+	}
+	for _, a := range rep.Attempts {
+		fmt.Fprintf(stdout, "attempts     %s: %d failed, %d leases lost; last: %s\n", a.ID, a.Failed, a.Lost, a.Why)
+	}
+	for _, w := range rep.Workers {
+		fmt.Fprintf(stdout, "worker       %d: %s\n", w.Slot, w.Holder)
+	}
 	return exitOK
 }

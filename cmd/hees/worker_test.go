@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -116,11 +117,12 @@ func TestWorkerPoolMatchesRun(t *testing.T) {
 
 // TestAskClaim checks claims: 4 claims of 1 hand out 4 different
 // candidates; leases expire, and the expired candidates are claimed again
-// with a failed attempt counted; -wait waits for an expiry; a stopped run
-// gives exit status 3.
+// with a lost lease counted (apart from failed evaluations, with its own
+// limit, -lost-leases); -wait waits for an expiry; a stopped run gives
+// exit status 3.
 func TestAskClaim(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "run.hees")
-	mustCLI(t, "", "init", "-state", path, "-d", "3", "-retries", "1", "-on-error", "nan")
+	mustCLI(t, "", "init", "-state", path, "-d", "3", "-retries", "0", "-lost-leases", "1", "-on-error", "nan")
 	all := askAll(t, path)
 	const lease = 200 * time.Millisecond
 	seen := map[string]bool{}
@@ -149,7 +151,7 @@ func TestAskClaim(t *testing.T) {
 	if waited := time.Since(start); waited < lease || !strings.HasPrefix(out, all[0].id+" ") {
 		t.Fatalf("ask -claim -wait returned after %v with %q, want %s after the lease of %v", waited, out, all[0].id, lease)
 	}
-	// The second expiry of rows 1 to 3 exceeds -retries 1: told NaN.
+	// The second expiry of rows 1 to 3 exceeds -lost-leases 1: told NaN.
 	time.Sleep(lease)
 	mustCLI(t, "", "ask", "-state", path, "-claim", "3", "-lease", lease.String())
 	time.Sleep(lease + 20*time.Millisecond)
@@ -221,17 +223,54 @@ func TestWorkerErrors(t *testing.T) {
 }
 
 // TestWorkerRenewsLeases runs a worker whose evaluations take longer than
-// its lease: the renewals keep the leases alive, so no attempt fails
-// (with -retries 0 -on-error stop, one expiry would stop the run), and the
+// its lease: the renewals keep the leases alive, so no lease is lost
+// (with -lost-leases 0 -on-error stop, one expiry would stop the run), and the
 // run ends by its budget, as hees run does. The heartbeat renews every
-// third of the lease; the lease of 2 s leaves a loaded machine more than a
-// second of slack (1 s failed once under a load average of 15).
+// third of the lease; the lease of 3 s leaves a loaded machine 2 s of
+// slack (1 s failed once under a load average of 15, and 2 s once under
+// the race detector at a load average of 27).
 func TestWorkerRenewsLeases(t *testing.T) {
-	setObjectiveEnv(t, "sphere", "HEES_TEST_DELAY=5s")
+	setObjectiveEnv(t, "sphere", "HEES_TEST_DELAY=7s")
 	path := filepath.Join(t.TempDir(), "run.hees")
 	args := []string{"-d", "2", "-seed", "2", "-max-evals", "10", "-target", "none"}
-	mustCLI(t, "", append([]string{"init", "-state", path, "-retries", "0"}, args...)...)
-	code, _, errOut := cli("", "worker", "-state", path, "-cmd", selfCommand(t), "-workers", "7", "-lease", "2s")
+	mustCLI(t, "", append([]string{"init", "-state", path, "-retries", "0", "-lost-leases", "0"}, args...)...)
+	type result struct {
+		code   int
+		errOut string
+	}
+	done := make(chan result, 1)
+	go func() {
+		code, _, errOut := cli("", "worker", "-state", path, "-cmd", selfCommand(t), "-workers", "7", "-lease", "3s")
+		done <- result{code, errOut}
+	}()
+	// While the first evaluations run (7 s), every candidate is leased and
+	// each lease is renewed: its end moves past the end of the claim's
+	// lease. (The worker itself would not count its own leases lost, so
+	// without renewals the run would still end well here; other processes
+	// would take them.)
+	first := map[string]string{}
+	renewed := false
+	for start := time.Now(); time.Since(start) < 6500*time.Millisecond && !renewed; time.Sleep(100 * time.Millisecond) {
+		leases, _ := status(t, path)["leases"].([]any)
+		if len(leases) != 5 {
+			continue
+		}
+		renewed = true
+		for _, l := range leases {
+			m, _ := l.(map[string]any)
+			id, until := fmt.Sprint(m["id"]), fmt.Sprint(m["until"])
+			if first[id] == "" {
+				first[id] = until
+			}
+			renewed = renewed && until > first[id]
+		}
+	}
+	if !renewed {
+		j, _ := os.ReadFile(path + ".journal")
+		t.Errorf("the leases were not all renewed within 6.5 s; journal:\n%s", j)
+	}
+	r := <-done
+	code, errOut := r.code, r.errOut
 	if code != exitOK || !strings.Contains(errOut, "hees worker: the run has stopped (max evaluations)") {
 		t.Fatalf("worker: exit %d, stderr %q", code, errOut)
 	}

@@ -29,24 +29,26 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 )
 
 func main() {
 	shift := flag.Float64("shift", 0, "the minimum is at (S, ..., S)")
 	withID := flag.Bool("id", false, "the first field of each line is an ID, echoed before the value")
+	sleep := flag.Duration("sleep", 0, "wait `DURATION` before each answer, as a slower objective would (for measurements)")
 	flag.Parse()
 	if flag.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "sphere: unexpected argument %q\n", flag.Arg(0))
 		os.Exit(2)
 	}
-	if err := run(os.Stdin, os.Stdout, *shift, *withID); err != nil {
+	if err := run(os.Stdin, os.Stdout, *shift, *withID, *sleep); err != nil {
 		fmt.Fprintln(os.Stderr, "sphere:", err)
 		os.Exit(1)
 	}
 }
 
 // run answers every line of in on out.
-func run(in io.Reader, out io.Writer, shift float64, withID bool) error {
+func run(in io.Reader, out io.Writer, shift float64, withID bool, sleep time.Duration) error {
 	sc := bufio.NewScanner(in)
 	sc.Buffer(nil, 1<<20)
 	w := bufio.NewWriter(out)
@@ -71,6 +73,7 @@ func run(in io.Reader, out io.Writer, shift float64, withID bool) error {
 			d := x - shift
 			f += float64(d * d) // rounded: the same bits on every platform
 		}
+		time.Sleep(sleep)
 		fmt.Fprintf(w, "%s%s\n", prefix, strconv.FormatFloat(f, 'g', -1, 64))
 		// Answer before reading the next point: hees waits for this line.
 		if err := w.Flush(); err != nil {

@@ -6,15 +6,11 @@ import (
 	"fmt"
 	"os"
 	"sync"
-	"time"
 )
 
-// Backoff between attempts to take a held lock: the first wait is
-// lockMinBackoff, and each later one doubles up to lockMaxBackoff.
-const (
-	lockMinBackoff = time.Millisecond
-	lockMaxBackoff = 50 * time.Millisecond
-)
+// errAbandoned: waitLock gave up on ctx, and its goroutine, still waiting,
+// owns the file.
+var errAbandoned = errors.New("abandoned the wait")
 
 // ErrLockUnsupported is wrapped by the error of Lock when the file system
 // of the lock file refuses flock(2) locks. Every process that shares the
@@ -31,9 +27,12 @@ var ErrLockUnsupported = errors.New("the file system refuses flock(2) locks; put
 // The lock excludes every other holder, whether in another process or in
 // the same one (each call opens the file anew), so a read-modify-write of a
 // shared file between Lock and unlock cannot interleave with another one.
-// While the lock is held elsewhere, Lock retries with a backoff growing from
-// 1 ms to 50 ms until it succeeds or ctx is done; in the latter case (and
-// when ctx is done on entry) it returns an error that wraps ctx.Err(). The
+// While the lock is held elsewhere, Lock waits in the kernel's queue of the
+// lock (a blocking flock in a goroutine of its own, so that a waiter gets
+// the lock as soon as it is released, without polling) until it succeeds
+// or ctx is done; in the latter case (and when ctx is done on entry) it
+// returns an error that wraps ctx.Err(), and the goroutine releases the
+// lock as soon as it gets it. The
 // operating system releases the lock when its holder exits, even by a
 // crash, so a killed process never leaves a stale lock behind.
 //
@@ -55,25 +54,19 @@ func Lock(ctx context.Context, path string) (unlock func() error, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("atomicfile: lock: %w", err)
 	}
-	backoff := lockMinBackoff
-	for {
-		held, err := tryLock(f)
-		if err != nil {
-			f.Close()
-			return nil, fmt.Errorf("atomicfile: lock %s: %w", path, err)
-		}
-		if held {
-			break
-		}
-		timer := time.NewTimer(backoff)
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			f.Close()
-			return nil, fmt.Errorf("atomicfile: lock %s: still held elsewhere: %w", path, ctx.Err())
-		case <-timer.C:
-		}
-		backoff = min(2*backoff, lockMaxBackoff)
+	held, err := tryLock(f)
+	if err == nil && !held {
+		held, err = waitLock(ctx, f)
+	}
+	switch {
+	case errors.Is(err, errAbandoned): // f is the waiting goroutine's now
+		return nil, fmt.Errorf("atomicfile: lock %s: still held elsewhere: %w", path, ctx.Err())
+	case err != nil:
+		f.Close()
+		return nil, fmt.Errorf("atomicfile: lock %s: %w", path, err)
+	case !held:
+		f.Close()
+		return nil, fmt.Errorf("atomicfile: lock %s: still held elsewhere: %w", path, ctx.Err())
 	}
 	var once sync.Once
 	unlock = func() error {
@@ -91,3 +84,12 @@ func Lock(ctx context.Context, path string) (unlock func() error, err error) {
 	}
 	return unlock, nil
 }
+
+// TryLock takes an exclusive lock on the open file f without waiting, for a
+// file that is appended to in place and never replaced (an evaluation log):
+// it reports false, with no error, when another open file of it holds the
+// lock, and the operating system releases the lock when f is closed or its
+// process ends. Its errors are those of Lock: one wrapping
+// ErrLockUnsupported when the file system refuses locks, and one wrapping
+// errors.ErrUnsupported where flock(2) does not exist.
+func TryLock(f *os.File) (held bool, err error) { return tryLock(f) }

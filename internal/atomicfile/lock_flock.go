@@ -3,6 +3,7 @@
 package atomicfile
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -38,4 +39,52 @@ func tryLock(f *os.File) (bool, error) {
 // unlockFile releases the lock tryLock took on f.
 func unlockFile(f *os.File) error {
 	return os.NewSyscallError("flock", flock(int(f.Fd()), syscall.LOCK_UN))
+}
+
+// waitLock waits for the flock(2) lock on f in a goroutine, and reports
+// whether it got it before ctx was done. When ctx is done first, the
+// goroutine keeps waiting, releases the lock once it gets it and closes
+// f; f then belongs to it.
+func waitLock(ctx context.Context, f *os.File) (bool, error) {
+	type result struct{ err error }
+	got := make(chan result) // unbuffered: a result nobody takes is the abandoning goroutine's to release
+	abandon := make(chan struct{})
+	flock := flock // the goroutine may outlive a test that replaces flock
+	go func() {
+		var err error
+		for {
+			err = flock(int(f.Fd()), syscall.LOCK_EX)
+			if !errors.Is(err, syscall.EINTR) {
+				break
+			}
+		}
+		select {
+		case got <- result{err}:
+		case <-abandon:
+			if err == nil {
+				flock(int(f.Fd()), syscall.LOCK_UN)
+			}
+			f.Close()
+		}
+	}()
+	select {
+	case r := <-got:
+		if r.err != nil {
+			return false, os.NewSyscallError("flock", r.err)
+		}
+		return true, nil
+	case <-ctx.Done():
+		close(abandon)
+		// got may have been filled in the meantime: then the lock is held
+		// here, and released.
+		select {
+		case r := <-got:
+			if r.err == nil {
+				flock(int(f.Fd()), syscall.LOCK_UN)
+			}
+		default:
+			return false, errAbandoned
+		}
+		return false, nil
+	}
 }

@@ -3,6 +3,7 @@
 package atomicfile
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -18,4 +19,9 @@ func tryLock(f *os.File) (bool, error) {
 // unlockFile is never reached, since tryLock never succeeds here.
 func unlockFile(f *os.File) error {
 	return fmt.Errorf("file locks are not supported on %s", runtime.GOOS)
+}
+
+// waitLock is never reached, since tryLock never reports a held lock here.
+func waitLock(ctx context.Context, f *os.File) (bool, error) {
+	return false, errors.ErrUnsupported
 }

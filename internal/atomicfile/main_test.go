@@ -62,6 +62,20 @@ func runHelper(mode string) error {
 		fmt.Println("locked")
 		time.Sleep(time.Hour) // until the test kills this process
 		return nil
+	case "filecount":
+		for range n {
+			if err := incrementFileLock(path, os.Getenv(helperDataEnv)); err != nil {
+				return err
+			}
+		}
+		return nil
+	case "filehold":
+		if _, err := LockFile(context.Background(), path, FileLockOptions{Stale: time.Hour, Holder: "helper"}); err != nil {
+			return err
+		}
+		fmt.Println("locked")
+		time.Sleep(time.Hour) // until the test kills this process
+		return nil
 	}
 	return fmt.Errorf("unknown helper mode %q", mode)
 }

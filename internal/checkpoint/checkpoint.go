@@ -16,15 +16,13 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"math"
 	"os"
-	"path/filepath"
-	"slices"
 	"time"
 
 	"github.com/hees-dev/hees/es"
 	"github.com/hees-dev/hees/internal/atomicfile"
 	"github.com/hees-dev/hees/internal/runlog"
+	"github.com/hees-dev/hees/internal/runspec"
 	"github.com/hees-dev/hees/internal/statefile"
 	"github.com/hees-dev/hees/objectives"
 )
@@ -39,50 +37,9 @@ const Kind = "checkpoint/v1"
 const lockWait = 100 * time.Millisecond
 
 // Settings are the settings of a run once its defaults are resolved: all
-// that hees resume needs to continue it, so a checkpoint keeps them.
-type Settings struct {
-	Algo     string `json:"algo"`
-	Restarts string `json:"restarts"` // "none", "ipop" or "bipop"
-	Seed     uint64 `json:"seed"`
-	// Problem is the spec given to -f, Command the program of -cmd; one of
-	// them is empty.
-	Problem     string        `json:"problem,omitempty"`
-	Command     string        `json:"command,omitempty"`
-	Dim         int           `json:"dim"`
-	MaxEvals    int           `json:"max_evals"` // 0: none
-	Target      *float64      `json:"target"`    // nil: none; finite
-	Workers     int           `json:"workers"`
-	MaxTime     time.Duration `json:"max_time"` // per invocation; 0: none
-	EvalTimeout time.Duration `json:"eval_timeout"`
-	Trace       string        `json:"trace,omitempty"` // "": no trace
-	TraceEvery  int           `json:"trace_every"`
-	Log         string        `json:"log,omitempty"` // "": no evaluation log
-	// OnError and Retries are the failure policy (es.Options): "" (stop)
-	// or "worst", and the tries again of a failed point.
-	OnError es.OnError `json:"on_error,omitempty"`
-	Retries int        `json:"retries,omitempty"`
-	// Dir is the absolute working directory of the run that created the
-	// checkpoint: the program of Command runs in it and a relative Trace or
-	// Log is resolved against it, wherever hees resume is started, so that a
-	// checkpoint means the same run everywhere. Checkpoints without it
-	// (older versions) use the current directory.
-	Dir string `json:"dir,omitempty"`
-}
-
-// TracePath returns the path of the trace file, resolved against Dir.
-func (rs *Settings) TracePath() string { return rs.resolve(rs.Trace) }
-
-// LogPath returns the path of the evaluation log, resolved against Dir.
-func (rs *Settings) LogPath() string { return rs.resolve(rs.Log) }
-
-// resolve returns path relative to Dir, unchanged when it is absolute or
-// empty or Dir is unknown.
-func (rs *Settings) resolve(path string) string {
-	if rs.Dir == "" || path == "" || filepath.IsAbs(path) {
-		return path
-	}
-	return filepath.Join(rs.Dir, path)
-}
+// that hees resume needs to continue it, so a checkpoint keeps them. They
+// are the run spec that the ask/tell state shares (internal/runspec).
+type Settings = runspec.Spec
 
 // File is the payload of a checkpoint: what hees resume needs to continue a
 // run and print what the run would have printed.
@@ -147,10 +104,10 @@ type State struct {
 
 // resumableReason reports whether a run that stopped for reason can go on
 // from its checkpoint: a signal, the time limit, a failed objective, or a
-// failed checkpoint write (which cancels the run).
+// failed write of the log or the trace.
 func resumableReason(reason es.Reason) bool {
 	switch reason {
-	case es.ReasonCanceled, es.ReasonTimeLimit, es.ReasonObjectiveError, es.ReasonStrategyError:
+	case es.ReasonCanceled, es.ReasonTimeLimit, es.ReasonObjectiveError, es.ReasonStrategyError, es.ReasonLogError:
 		return true
 	}
 	return false
@@ -250,6 +207,18 @@ func Open(ctx context.Context, path string) (*Writer, *State, error) {
 	return c, st, nil
 }
 
+// Continue lets a run that stopped for good (at its budget or target)
+// go on, under new limits the caller sets in Settings: the checkpoint no
+// longer records the stop, and the trace is cut back to the checkpoint's
+// end as for any resumed run.
+func (c *Writer) Continue() error {
+	c.file.Stop, c.savedStop = "", ""
+	if c.file.Run.Trace != "" {
+		return c.restoreTrace()
+	}
+	return nil
+}
+
 // read reads and decodes the checkpoint at path; errors name the
 // path.
 func read(path string) (*State, error) {
@@ -287,6 +256,10 @@ func (c *Writer) restoreTrace() error {
 	}
 	return nil
 }
+
+// Resumed reports whether the run goes on from a checkpoint that an
+// earlier invocation wrote (hees resume), false for a new one or nil.
+func (c *Writer) Resumed() bool { return c != nil && !c.created }
 
 // DiscardIfNew removes the checkpoint when this invocation created it and
 // the run could not start (its program did not start): the settings it
@@ -462,21 +435,19 @@ func Parse(payload []byte) (*State, error) {
 // problem allocate more than the file's size.
 func (st *State) check() error {
 	f, rs, s := &st.File, &st.File.Run, st.Strategy
-	wantName := es.Restarts(rs.Restarts).Name(rs.Algo)
 	switch {
-	case !slices.Contains(es.Names(), rs.Algo):
-		return fmt.Errorf("unknown algorithm %q", rs.Algo)
-	case s.Name() != wantName || s.Dim() != rs.Dim:
-		return fmt.Errorf("the strategy is %s in %d dimensions, the settings say %s in %d", s.Name(), s.Dim(), wantName, rs.Dim)
-	case (rs.Problem == "") == (rs.Command == ""):
-		return errors.New("want either a problem or a command")
 	case rs.MaxEvals < 0 || rs.Workers < 1 || rs.Workers > es.MaxWorkers || rs.MaxTime < 0 || rs.EvalTimeout < 0 || rs.TraceEvery < 1 || f.Every < 1:
 		return fmt.Errorf("out of range: max_evals %d, workers %d, max_time %v, eval_timeout %v, trace_every %d, every %d",
 			rs.MaxEvals, rs.Workers, rs.MaxTime, rs.EvalTimeout, rs.TraceEvery, f.Every)
-	case rs.Dir != "" && !filepath.IsAbs(rs.Dir):
-		return fmt.Errorf("dir %q is not an absolute path", rs.Dir)
-	case rs.Target != nil && (math.IsNaN(*rs.Target) || math.IsInf(*rs.Target, 0)):
-		return fmt.Errorf("target %v is not finite", *rs.Target)
+	}
+	if err := rs.Check(); err != nil {
+		return err
+	}
+	switch {
+	case s.Name() != rs.Name() || s.Dim() != rs.Dim:
+		return fmt.Errorf("the strategy is %s in %d dimensions, the settings say %s in %d", s.Name(), s.Dim(), rs.Name(), rs.Dim)
+	case (rs.Problem == "") == (rs.Command == ""):
+		return errors.New("want either a problem or a command")
 	case f.Elapsed < 0 || f.TraceBytes < 0 || (rs.Trace == "") != (f.TraceBytes == 0):
 		return fmt.Errorf("elapsed %v, trace %q of %d bytes", f.Elapsed, rs.Trace, f.TraceBytes)
 	case resumableReason(f.Stop):

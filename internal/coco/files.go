@@ -29,6 +29,9 @@ type Header struct {
 	// be used by the post-processing" (COCO's observer option settings);
 	// empty by default.
 	Settings string
+	// Suite is the suite field: the name of the COCO suite of the runs,
+	// such as "bbob-noisy"; "" means "bbob".
+	Suite string
 }
 
 // FilesWithHeader lays out the runs of one algorithm in COCO's bbob format
@@ -48,7 +51,11 @@ func FilesWithHeader(algID, comment string, h Header, runs []*Run) ([]File, erro
 	if strings.ContainsAny(comment, "\r\n") {
 		return nil, fmt.Errorf("coco: the comment %q is not one line", comment)
 	}
-	for _, field := range []struct{ name, v string }{{"version", h.Version}, {"settings", h.Settings}} {
+	suite := h.Suite
+	if suite == "" {
+		suite = "bbob"
+	}
+	for _, field := range []struct{ name, v string }{{"version", h.Version}, {"settings", h.Settings}, {"suite", suite}} {
 		if strings.ContainsAny(field.v, "\r\n'") {
 			return nil, fmt.Errorf("coco: the %s %q is not one line without a quote", field.name, field.v)
 		}
@@ -76,8 +83,8 @@ func FilesWithHeader(algID, comment string, h Header, runs []*Run) ([]File, erro
 		for dimRuns := range groups(fn, sameDim) {
 			f, d := dimRuns[0].Function, dimRuns[0].Dim
 			base := fmt.Sprintf("data_f%d/bbobexp_f%d_DIM%d", f, f, d)
-			fmt.Fprintf(&info, "suite = 'bbob', funcId = %d, DIM = %d, Precision = %.3e, algId = '%s', %s\n",
-				f, d, FinalTarget, algID, header)
+			fmt.Fprintf(&info, "suite = '%s', funcId = %d, DIM = %d, Precision = %.3e, algId = '%s', %s\n",
+				suite, f, d, FinalTarget, algID, header)
 			fmt.Fprintf(&info, "%% %s\n%s.dat", comment, base)
 			var dat, tdat, rdat bytes.Buffer
 			for _, r := range dimRuns {

@@ -1,9 +1,12 @@
-// Package refalg holds COCO's reference algorithms for the bbob suite, the
-// yardstick cocopp prints next to every result: the virtual "best 2009"
+// Package refalg holds COCO's reference algorithms, the yardstick cocopp
+// prints next to every result: for the bbob suite the virtual "best 2009"
 // algorithm (per function, dimension and target, the smallest expected
 // running time, ERT, among the 31 algorithms of BBOB-2009) and "best
-// 2009-2016". The archives are cocopp's own (data/PROVENANCE.md), embedded
-// in the binary, and read as cocopp reads them (docs/BBOB.md).
+// 2009-2016"; the same two for bbob-noisy; "best 2019" for
+// bbob-largescale (the best of the 11 algorithms of its 2019 workshop). The
+// archives are cocopp's own (data/PROVENANCE.md), embedded in the binary,
+// and read as cocopp reads them (docs/BBOB.md). There is none for
+// bbob-mixint.
 package refalg
 
 import (
@@ -30,11 +33,51 @@ var best2009Archive []byte
 //go:embed data/best09-16-bbob.tar.gz
 var best0916Archive []byte
 
+//go:embed data/best2009-bbob-noisy.tar.gz
+var best2009NoisyArchive []byte
+
+//go:embed data/best09-16-bbob-noisy.tar.gz
+var best0916NoisyArchive []byte
+
+//go:embed data/best2019-bbob-largescale.tar.gz
+var best2019LargeScaleArchive []byte
+
 // Names of the reference algorithms.
 const (
-	Best2009 = "best2009-bbob"
-	Best0916 = "best09-16-bbob"
+	Best2009           = "best2009-bbob"
+	Best0916           = "best09-16-bbob"
+	Best2009Noisy      = "best2009-bbob-noisy"
+	Best0916Noisy      = "best09-16-bbob-noisy"
+	Best2019LargeScale = "best2019-bbob-largescale"
 )
+
+// archives are the reference algorithms: name, suite and archive, each
+// parsed once, when first loaded.
+var archives = []struct {
+	name, suite string
+	load        func() (*Algorithm, error)
+}{
+	{Best2009, "bbob", sync.OnceValues(func() (*Algorithm, error) { return parse(Best2009, best2009Archive) })},
+	{Best0916, "bbob", sync.OnceValues(func() (*Algorithm, error) { return parse(Best0916, best0916Archive) })},
+	{Best2009Noisy, "bbob-noisy", sync.OnceValues(func() (*Algorithm, error) { return parse(Best2009Noisy, best2009NoisyArchive) })},
+	{Best0916Noisy, "bbob-noisy", sync.OnceValues(func() (*Algorithm, error) { return parse(Best0916Noisy, best0916NoisyArchive) })},
+	{Best2019LargeScale, "bbob-largescale", sync.OnceValues(func() (*Algorithm, error) {
+		return parse(Best2019LargeScale, best2019LargeScaleArchive)
+	})},
+}
+
+// ForSuite returns the names of the reference algorithms of the COCO suite
+// called suite, in the order cocopp lists them (none for a suite without
+// one, such as bbob-mixint).
+func ForSuite(suite string) []string {
+	var names []string
+	for _, a := range archives {
+		if a.suite == suite {
+			names = append(names, a.name)
+		}
+	}
+	return names
+}
 
 // Cell is one function and dimension of the bbob suite.
 type Cell struct {
@@ -56,21 +99,18 @@ type Algorithm struct {
 	cells map[Cell][]step // steps in the order of the file: evals up, delta down
 }
 
-var (
-	loadBest2009 = sync.OnceValues(func() (*Algorithm, error) { return parse(Best2009, best2009Archive) })
-	loadBest0916 = sync.OnceValues(func() (*Algorithm, error) { return parse(Best0916, best0916Archive) })
-)
-
-// Load returns the reference algorithm called name, Best2009 or Best0916.
-// The archive is read once; later calls return the same *Algorithm.
+// Load returns the reference algorithm called name (one of the constants
+// above). The archive is read once; later calls return the same
+// *Algorithm.
 func Load(name string) (*Algorithm, error) {
-	switch name {
-	case Best2009:
-		return loadBest2009()
-	case Best0916:
-		return loadBest0916()
+	names := make([]string, len(archives))
+	for i, a := range archives {
+		if a.name == name {
+			return a.load()
+		}
+		names[i] = a.name
 	}
-	return nil, fmt.Errorf("refalg: unknown reference algorithm %q (have %s and %s)", name, Best2009, Best0916)
+	return nil, fmt.Errorf("refalg: unknown reference algorithm %q (have %s)", name, strings.Join(names, ", "))
 }
 
 // Name is the algorithm's name, as cocopp's algId.

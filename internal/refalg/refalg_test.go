@@ -166,3 +166,45 @@ func TestCompare(t *testing.T) {
 		}
 	}
 }
+
+// TestSuiteReferences reads the references of the noisy and large-scale
+// suites: bbob-noisy's best 2009 on f101 in d = 2, 5, 10, 20 and 40, and
+// bbob-largescale's best 2019 on f1-f24 in d = 20 to 640, with finite
+// ERTs to 1e1 on the sphere.
+func TestSuiteReferences(t *testing.T) {
+	for _, c := range []struct {
+		suite     string
+		functions []int
+		dims      []int
+	}{
+		{"bbob-noisy", []int{101, 130}, []int{2, 5, 10, 20, 40}},
+		{"bbob-largescale", []int{1, 24}, []int{20, 40, 80, 160, 320, 640}},
+	} {
+		names := ForSuite(c.suite)
+		if len(names) == 0 {
+			t.Fatalf("%s: no reference", c.suite)
+		}
+		for _, name := range names {
+			a, err := Load(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range c.functions {
+				for _, d := range c.dims {
+					if _, err := a.ERT(f, d, 1e-7); err != nil {
+						t.Errorf("%s: %v", name, err)
+					}
+				}
+			}
+			if ert, err := a.ERT(c.functions[0], c.dims[0], 1e1); err != nil || math.IsInf(ert, 1) || ert < 1 {
+				t.Errorf("%s: ERT to 1e1 on f%d d=%d: %v, %v", name, c.functions[0], c.dims[0], ert, err)
+			}
+		}
+	}
+	if names := ForSuite("bbob-mixint"); names != nil {
+		t.Errorf("bbob-mixint has references %v", names)
+	}
+	if _, err := Load("best2019-bbob-mixint"); err == nil || !strings.Contains(err.Error(), Best2019LargeScale) {
+		t.Errorf("an unknown reference: %v", err)
+	}
+}

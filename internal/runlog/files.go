@@ -3,10 +3,12 @@ package runlog
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 
 	"github.com/hees-dev/hees/es"
+	"github.com/hees-dev/hees/linalg"
 )
 
 // FilesConfig says which files a run keeps.
@@ -15,15 +17,19 @@ type FilesConfig struct {
 	LogPath string
 	// Dim is the dimension of the run's points.
 	Dim int
-	// ResumedAfter, when positive, is the generation after which a resumed
-	// run goes on: a comment in the log says so.
-	ResumedAfter int
+	// Resumed says that the run goes on from a checkpoint taken after
+	// ResumedAfter generations and ResumedEvals evaluations: the log is
+	// opened with ResumeLog, and a comment in it says so.
+	Resumed                    bool
+	ResumedAfter, ResumedEvals int
 	// Trace holds the trace rows being recorded, appended to the file at
 	// TracePath after every generation; nil means no trace file.
 	Trace     *es.Trace
 	TracePath string
 	// Meta are the comment lines that start both files.
 	Meta []Field
+	// Columns are the log's point columns (the zero value: x1 ... xd).
+	Columns Columns
 	// SyncEvery is the checkpoints' interval in generations (0: no
 	// checkpoint): the log is flushed to the disk before each checkpoint
 	// (one is also written after the batch of known points), so that even
@@ -45,6 +51,11 @@ func (e *OpenLogError) Unwrap() error { return e.Err }
 // evaluation log and the trace.
 type Files struct {
 	log *Log
+	// bestF and bestEval are the smallest value among the rows logged by
+	// this invocation and its evaluation number (bestEval 0: none), for
+	// the comment Close writes.
+	bestF    float64
+	bestEval int
 	// status is the log's per-row status of a generation with failures.
 	status    []Status
 	trace     *TraceFile
@@ -59,13 +70,17 @@ type Files struct {
 func OpenFiles(cfg FilesConfig) (*Files, error) {
 	f := &Files{rows: cfg.Trace, syncEvery: cfg.SyncEvery}
 	if cfg.LogPath != "" {
-		log, err := OpenLog(cfg.LogPath, cfg.Dim, cfg.Meta)
+		resumed := -1
+		if cfg.Resumed {
+			resumed = cfg.ResumedEvals
+		}
+		log, err := openLog(cfg.LogPath, cfg.Dim, cfg.Meta, resumed, cfg.Columns)
 		if err != nil {
 			return nil, &OpenLogError{err}
 		}
 		f.log = log
-		if g := cfg.ResumedAfter; g > 0 {
-			err = log.Comment([]Field{{Name: "resumed after generation", Value: strconv.Itoa(g)}})
+		if cfg.Resumed {
+			err = log.Comment([]Field{{Name: "resumed after generation", Value: strconv.Itoa(cfg.ResumedAfter)}})
 		}
 		if err != nil {
 			f.Close()
@@ -102,7 +117,14 @@ func (f *Files) AfterGeneration(pr es.Progress) error {
 		if pr.Injected {
 			gen = InjectedGeneration
 		}
-		err := f.log.Generation(pr.Evals-rows+1, gen, pr.Candidates, pr.Values, status)
+		first := pr.Evals - rows + 1
+		for i, v := range pr.Values {
+			ok := status == nil || status[i] == StatusOK
+			if ok && !math.IsNaN(v) && (f.bestEval == 0 || v < f.bestF) {
+				f.bestF, f.bestEval = v, first+i
+			}
+		}
+		err := f.log.Generation(first, gen, pr.Candidates, pr.Values, status)
 		if err == nil && f.syncEvery > 0 && (pr.Generation%f.syncEvery == 0 || pr.Injected) {
 			err = f.log.Sync()
 		}
@@ -118,11 +140,47 @@ func (f *Files) AfterGeneration(pr es.Progress) error {
 	return nil
 }
 
-// Close flushes the log to the disk and closes the files.
+// Abandoned appends the rows of the generation that a failed evaluation
+// stopped (es.Options.Abandoned): the candidates of pop that were
+// evaluated, with their values f and the status StatusAbandoned, numbered
+// from first on in row order. Nothing else of the generation is written.
+func (f *Files) Abandoned(first, gen int, pop *linalg.Dense, values []float64, evaluated []bool) error {
+	if f.log == nil {
+		return nil
+	}
+	var rows []float64
+	var kept []float64
+	for i, ok := range evaluated {
+		if ok {
+			rows = append(rows, pop.RawRow(i)...)
+			kept = append(kept, values[i])
+		}
+	}
+	if len(kept) == 0 {
+		return nil
+	}
+	status := make([]Status, len(kept))
+	for i := range status {
+		status[i] = StatusAbandoned
+	}
+	if err := f.log.Generation(first, gen, linalg.NewDense(len(kept), f.log.dim, rows), kept, status); err != nil {
+		return fmt.Errorf("writing the log: %w", err)
+	}
+	return nil
+}
+
+// Close ends the log with a comment line that names the best value logged
+// by this invocation and its evaluation, flushes the log to the disk and
+// closes the files.
 func (f *Files) Close() error {
 	var errs []error
 	if f.log != nil {
-		if err := errors.Join(f.log.Sync(), f.log.Close()); err != nil {
+		var err error
+		if f.bestEval > 0 {
+			err = f.log.Comment([]Field{{Name: "best value of this invocation",
+				Value: fmt.Sprintf("%s (evaluation %d)", strconv.FormatFloat(f.bestF, 'g', -1, 64), f.bestEval)}})
+		}
+		if err := errors.Join(err, f.log.Sync(), f.log.Close()); err != nil {
 			errs = append(errs, fmt.Errorf("writing the log: %w", err))
 		}
 	}

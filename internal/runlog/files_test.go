@@ -12,11 +12,12 @@ import (
 
 // TestFiles checks the log of a resumed run: the comment, the rows of a
 // generation with a failure, those of a batch of known points after it
-// (generation -1), and the open error of a missing directory.
+// (generation -1), the closing comment on the best value (not the failed
+// row's), and the open error of a missing directory.
 func TestFiles(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "log.csv")
 	meta := []Field{{Name: "strategy", Value: "hees"}}
-	f, err := OpenFiles(FilesConfig{LogPath: path, Dim: 2, ResumedAfter: 3, Meta: meta, SyncEvery: 2})
+	f, err := OpenFiles(FilesConfig{LogPath: path, Dim: 2, Resumed: true, ResumedAfter: 3, ResumedEvals: 6, Meta: meta, SyncEvery: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +38,7 @@ func TestFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := "# strategy: hees\n" + LogHeader(2) + "\n# resumed after generation: 3\n" +
-		"7,3,0,ok,1.25,0.5,-1\n8,3,1,failed,4,2,0\n9,-1,0,ok,0.5,3,1\n"
+		"7,3,0,ok,1.25,0.5,-1\n8,3,1,failed,4,2,0\n9,-1,0,ok,0.5,3,1\n# best value of this invocation: 0.5 (evaluation 9)\n"
 	if string(data) != want {
 		t.Errorf("log\n%s\nwant\n%s", data, want)
 	}

@@ -22,6 +22,8 @@ import (
 	"strings"
 
 	"github.com/hees-dev/hees/es"
+	"github.com/hees-dev/hees/internal/atomicfile"
+	"github.com/hees-dev/hees/internal/boundedfile"
 	"github.com/hees-dev/hees/linalg"
 )
 
@@ -98,6 +100,10 @@ const (
 	// StatusFailed: the evaluation failed; f holds the value the
 	// strategy was told in its place (NaN ranks worst).
 	StatusFailed Status = "failed"
+	// StatusAbandoned: the objective returned the value in column f, but
+	// a failure stopped the run before the generation was told: the
+	// strategy never saw it, and it counts for no best point.
+	StatusAbandoned Status = "abandoned"
 )
 
 // InjectedGeneration is the generation column of the rows of known points
@@ -118,7 +124,30 @@ const InjectedGeneration = -1
 type Log struct {
 	file *os.File
 	dim  int
+	cols Columns
 	buf  []byte
+}
+
+// Columns describes the point columns of a log whose points are not
+// written as d plain numbers x1 ... xd: the parameters of a search space
+// (hees run -space), one column per coordinate.
+type Columns struct {
+	// Names are the names of the columns, one per coordinate (nil: x1 ...
+	// xd); they must be valid CSV fields without quoting.
+	Names []string
+	// Append appends the cells of the point x to dst, separated by commas
+	// (nil: each coordinate in the shortest form that reads back to the
+	// same float64). A cell must need no CSV quoting.
+	Append func(dst []byte, x []float64) []byte
+}
+
+// header returns the header line of a log in d dimensions with the
+// columns c, without its newline.
+func (c Columns) header(d int) string {
+	if c.Names == nil {
+		return LogHeader(d)
+	}
+	return "evaluation,generation,row,status,f," + strings.Join(c.Names, ",")
 }
 
 // LogHeader returns the header line of a log of points of d coordinates,
@@ -135,31 +164,72 @@ func LogHeader(d int) string {
 // OpenLog opens the log at path for a run in d dimensions described by
 // meta, creating it when it does not exist. A new or empty file gets the
 // comment lines of meta and the header. An existing log is appended to: it
-// must have the same header (a log of another dimension is an error that
-// says so), a last line that a crash cut short is removed, and the comment
-// lines of meta are appended before the new rows, so that the file tells
-// its runs apart.
+// must be a regular file with the same header (a log of another dimension
+// is an error that says so), a last line that a crash cut short is removed,
+// and the comment lines of meta are appended before the new rows, so that
+// the file tells its runs apart. The log is locked while it is open
+// (atomicfile.TryLock): a second run that opens it is refused, rather than
+// interleaving its rows (on a file system without locks, nothing is
+// locked).
 func OpenLog(path string, d int, meta []Field) (*Log, error) {
+	return openLog(path, d, meta, -1, Columns{})
+}
+
+// ResumeLog opens the log at path as OpenLog does, for a run resumed from
+// a checkpoint taken after evals evaluations, whose rows the log must hold.
+// The rows of later evaluations (written after that checkpoint, before the
+// run was stopped), which the resumed run evaluates again, become comment
+// lines that start with RedoneComment, so that every evaluation number
+// appears once among the rows. A log whose last row is an earlier
+// evaluation lacks rows the resumed run will not write again: that is an
+// error, as is a log without rows of the run; an empty or new file is
+// started afresh.
+func ResumeLog(path string, d int, meta []Field, evals int) (*Log, error) {
+	return openLog(path, d, meta, evals, Columns{})
+}
+
+// RedoneComment starts the comment line that keeps a row a resumed run
+// evaluated again (ResumeLog); the row follows it.
+const RedoneComment = "# evaluated again after the resume: "
+
+// openLog is OpenLog, and ResumeLog for resumed >= 0, with the point
+// columns cols.
+func openLog(path string, d int, meta []Field, resumed int, cols Columns) (*Log, error) {
+	if cols.Names != nil && len(cols.Names) != d {
+		return nil, fmt.Errorf("runlog: %d column names for a log in %d dimensions", len(cols.Names), d)
+	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, err
 	}
-	l := &Log{file: f, dim: d}
-	if err := l.start(meta); err != nil {
+	l := &Log{file: f, dim: d, cols: cols}
+	if err := l.start(meta, resumed); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return l, nil
 }
 
-// start writes the head of a new log, or checks an existing one and cuts
-// off a partial last line, then writes the comment lines of meta.
-func (l *Log) start(meta []Field) error {
+// start checks the file and takes its lock, writes the head of a new log,
+// or checks an existing one, cuts off a partial last line and (resumed >=
+// 0) turns the rows after that evaluation into comments, then writes the
+// comment lines of meta.
+func (l *Log) start(meta []Field, resumed int) error {
 	info, err := l.file.Stat()
 	if err != nil {
 		return err
 	}
-	header := LogHeader(l.dim)
+	if !info.Mode().IsRegular() {
+		return fmt.Errorf("it is %s, not a regular file: give the name of a file", boundedfile.Kind(info.Mode()))
+	}
+	held, err := atomicfile.TryLock(l.file)
+	switch {
+	case err == nil && !held:
+		return errors.New("another run is writing it (its lock is held): give this run another log")
+	case err != nil && !errors.Is(err, atomicfile.ErrLockUnsupported) && !errors.Is(err, errors.ErrUnsupported):
+		return err
+	}
+	header := l.cols.header(l.dim)
 	head := Comment(meta)
 	if size := info.Size(); size == 0 {
 		head = append(head, header+"\n"...)
@@ -168,15 +238,106 @@ func (l *Log) start(meta []Field) error {
 		if err != nil {
 			return err
 		}
+		if got != header && l.cols.Names != nil {
+			return fmt.Errorf("its header is not the one of a log of this space's parameters (%.60q...): give another -log file", got)
+		}
 		if got != header {
 			return fmt.Errorf("its header is not the one of a log in %d dimensions (%.60q...): give another -log file", l.dim, got)
 		}
 		if err := cutPartialLine(l.file, size); err != nil {
 			return err
 		}
+		if resumed >= 0 {
+			if err := l.redoAfter(resumed); err != nil {
+				return err
+			}
+		}
 	}
 	_, err = l.file.Write(head)
 	return err
+}
+
+// redoAfter turns the rows at the end of the log whose evaluation numbers
+// exceed evals into comment lines (ResumeLog), and reports a log whose
+// last row is an earlier evaluation. The rows are found from the end of
+// the file (scanBack), so a long log is not read whole.
+func (l *Log) redoAfter(evals int) error {
+	info, err := l.file.Stat()
+	if err != nil {
+		return err
+	}
+	end := info.Size()
+	cut, last := end, 0 // the start of the first row to comment; the last row kept
+	err = scanBack(l.file, end, func(line []byte, at int64) bool {
+		if line[0] == '#' {
+			return true
+		}
+		n, err := strconv.Atoi(string(line[:max(0, bytes.IndexByte(line, ','))]))
+		if err != nil {
+			return false // the header: the log holds no row at or before evals
+		}
+		if n <= evals {
+			last = n
+			return false
+		}
+		cut = at
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	if last < evals {
+		return fmt.Errorf("its last row is evaluation %d, but the checkpoint was taken after %d: the rows in between are missing (a write of the log failed, or the file was changed), and the resumed run will not write them; move the log away to start a new one", last, evals)
+	}
+	if cut == end {
+		return nil
+	}
+	redo := make([]byte, end-cut)
+	if _, err := l.file.ReadAt(redo, cut); err != nil {
+		return err
+	}
+	var out []byte
+	for line := range bytes.Lines(redo) {
+		if line[0] != '#' {
+			out = append(out, RedoneComment...)
+		}
+		out = append(out, line...)
+	}
+	if err := l.file.Truncate(cut); err != nil {
+		return err
+	}
+	_, err = l.file.Write(out)
+	return err
+}
+
+// scanBack calls visit with each line of f before end (which follows a
+// newline), from the last to the first, with its offset in the file, until
+// visit returns false. It reads 64 KiB at a time from the end.
+func scanBack(f *os.File, end int64, visit func(line []byte, at int64) bool) error {
+	const chunk = 1 << 16
+	var carry []byte // the part after pos of a line that starts before pos
+	for pos := end; pos > 0; {
+		start := max(0, pos-chunk)
+		buf := make([]byte, int(pos-start)+len(carry))
+		if _, err := f.ReadAt(buf[:pos-start], start); err != nil {
+			return err
+		}
+		copy(buf[pos-start:], carry)
+		e := len(buf) // the end of the line to visit
+		for e > 0 {
+			k := bytes.LastIndexByte(buf[:e-1], '\n')
+			if k < 0 && start > 0 {
+				break // its start lies in the next chunk back
+			}
+			if !visit(buf[k+1:e], start+int64(k)+1) {
+				return nil
+			}
+			e = k + 1
+		}
+		carry = buf[:e]
+		pos = start
+	}
+	return nil
 }
 
 // cutPartialLine truncates f, of size bytes, after its last newline.
@@ -235,9 +396,14 @@ func (l *Log) Generation(first, gen int, x *linalg.Dense, f []float64, status []
 		buf = append(buf, st...)
 		buf = append(buf, ',')
 		buf = strconv.AppendFloat(buf, f[i], 'g', -1, 64)
-		for _, v := range x.RawRow(i) {
+		if l.cols.Append != nil {
 			buf = append(buf, ',')
-			buf = strconv.AppendFloat(buf, v, 'g', -1, 64)
+			buf = l.cols.Append(buf, x.RawRow(i))
+		} else {
+			for _, v := range x.RawRow(i) {
+				buf = append(buf, ',')
+				buf = strconv.AppendFloat(buf, v, 'g', -1, 64)
+			}
 		}
 		buf = append(buf, '\n')
 	}

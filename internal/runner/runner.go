@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 
 	"github.com/hees-dev/hees/es"
@@ -19,11 +20,8 @@ import (
 	"github.com/hees-dev/hees/internal/version"
 	"github.com/hees-dev/hees/linalg"
 	"github.com/hees-dev/hees/objectives"
+	"github.com/hees-dev/hees/space"
 )
-
-// ReasonCheckpointError is the stop reason of a run stopped because its
-// checkpoint could not be written (the error names the file).
-const ReasonCheckpointError es.Reason = "checkpoint error"
 
 // Config is one run.
 type Config struct {
@@ -70,8 +68,15 @@ func Run(ctx context.Context, cfg Config) (res es.Result, failures []error, err 
 				cancel()
 			}
 		}
-		if cp != nil {
+		// No checkpoint gets ahead of the log: after a failed write of
+		// the log, a resume goes on from the last generation it holds.
+		if cp != nil && filesErr == nil {
 			cp.AfterGeneration(pr, cancel)
+		}
+	}
+	opt.Abandoned = func(pop *linalg.Dense, f []float64, evaluated []bool) {
+		if filesErr == nil {
+			filesErr = files.Abandoned(s.Evals()+1, s.Generation(), pop, f, evaluated)
 		}
 	}
 	traceRows, syncEvery := opt.Trace, 0
@@ -80,7 +85,17 @@ func Run(ctx context.Context, cfg Config) (res es.Result, failures []error, err 
 		traceRows = nil // the checkpoints append the trace
 		syncEvery = cp.Every()
 	}
-	var eval es.Problem = problem
+	sp, err := Space(rs)
+	if err != nil {
+		return es.Result{}, nil, err
+	}
+	var eval es.Problem
+	if problem != nil {
+		eval = Objective(rs, problem)
+		if sp != nil {
+			eval = spaced(eval, sp)
+		}
+	}
 	var pool *extproc.Pool
 	if rs.Command != "" {
 		// Minimize cancels the evaluations in progress, which kills their
@@ -95,6 +110,7 @@ func Run(ctx context.Context, cfg Config) (res es.Result, failures []error, err 
 			EvalTimeout: rs.EvalTimeout,
 			Restart:     restart,
 			Warn:        cfg.Warn,
+			Encode:      Encoder(rs, sp),
 		})
 		if err != nil {
 			if rs.Dir != "" {
@@ -104,7 +120,7 @@ func Run(ctx context.Context, cfg Config) (res es.Result, failures []error, err 
 		}
 		eval = es.FuncContext(pool.EvalContext)
 	}
-	files, err = openFiles(rs, Metadata(rs, problem, s), s, traceRows, syncEvery)
+	files, err = openFiles(rs, Metadata(rs, problem, s), s, cp.Resumed(), traceRows, syncEvery, sp)
 	if err != nil {
 		if pool != nil {
 			pool.Close()
@@ -127,20 +143,54 @@ func Run(ctx context.Context, cfg Config) (res es.Result, failures []error, err 
 	if runErr != nil {
 		failures = append(failures, runErr)
 	}
+	if filesErr != nil {
+		res.Reason = es.ReasonLogError // rather than the cancel it caused
+	}
 	if err := errors.Join(filesErr, files.Close()); err != nil {
 		failures = append(failures, err)
 	}
 	if cp != nil {
-		if err := cp.Finish(s, res); err != nil {
-			failures = append(failures, err)
+		// After a failed write of the log, the checkpoint stays at the
+		// last generation the log holds: the strategy went on past it.
+		if filesErr == nil {
+			if err := cp.Finish(s, res); err != nil {
+				failures = append(failures, err)
+			}
 		}
 		if cp.WriteFailed() {
-			res.Reason = ReasonCheckpointError
+			res.Reason = es.ReasonCheckpointError
 		}
 		res.Elapsed += cp.ElapsedBefore()
 	}
 	return res, failures, nil
 }
+
+// Objective returns the objective that a run with the settings rs
+// minimises on problem: the problem itself, or for a noisy problem
+// (objectives.Noisy) one whose noise is keyed by the run's seed and the
+// evaluation's number in the run.
+func Objective(rs *checkpoint.Settings, problem objectives.Problem) es.Problem {
+	if noisy, ok := problem.(objectives.Noisy); ok {
+		return keyedNoise{noisy, rs.Seed}
+	}
+	return problem
+}
+
+// keyedNoise is a noisy test problem as a run evaluates it: the noise of an
+// evaluation is drawn from the run's seed and the evaluation's number in
+// the run (es.KeyedProblem), so that the values depend neither on -workers
+// nor on a resume in between.
+type keyedNoise struct {
+	p    objectives.Noisy
+	seed uint64
+}
+
+// EvalKeyed is the value of the key-th evaluation at x.
+func (k keyedNoise) EvalKeyed(x []float64, key uint64) float64 { return k.p.EvalKeyed(x, k.seed, key) }
+
+// Eval is the problem's own Eval (COCO's noise sequence); es.Minimize
+// calls EvalKeyed instead.
+func (k keyedNoise) Eval(x []float64) float64 { return k.p.Eval(x) }
 
 // Options returns the Minimize options of the settings rs, with the Hessian
 // of problem (nil with a command) for the trace.
@@ -197,6 +247,12 @@ func Metadata(rs *checkpoint.Settings, problem objectives.Problem, s es.Strategy
 	if rs.Target != nil {
 		target = strconv.FormatFloat(*rs.Target, 'g', -1, 64)
 	}
+	if rs.Space != nil {
+		meta = append(meta, runlog.Field{Name: "space", Value: string(rs.Space)})
+	}
+	if rs.Format != "" {
+		meta = append(meta, runlog.Field{Name: "format", Value: rs.Format})
+	}
 	return append(meta,
 		runlog.Field{Name: "d", Value: strconv.Itoa(rs.Dim)},
 		runlog.Field{Name: "seed", Value: strconv.FormatUint(rs.Seed, 10)},
@@ -211,8 +267,15 @@ func Metadata(rs *checkpoint.Settings, problem objectives.Problem, s es.Strategy
 // resumed run goes on), and with traceRows (nil with a checkpoint, or
 // without -trace) the trace file is created. syncEvery is the checkpoints'
 // interval (0: none).
-func openFiles(rs *checkpoint.Settings, meta []runlog.Field, s es.Strategy, traceRows *es.Trace, syncEvery int) (*runlog.Files, error) {
-	cfg := runlog.FilesConfig{LogPath: rs.LogPath(), Dim: rs.Dim, ResumedAfter: s.Generation(), Trace: traceRows, Meta: meta, SyncEvery: syncEvery}
+func openFiles(rs *checkpoint.Settings, meta []runlog.Field, s es.Strategy, resumed bool, traceRows *es.Trace, syncEvery int, sp *space.Space) (*runlog.Files, error) {
+	cfg := runlog.FilesConfig{LogPath: rs.LogPath(), Dim: rs.Dim, Resumed: resumed, ResumedAfter: s.Generation(), ResumedEvals: s.Evals(),
+		Trace: traceRows, Meta: meta, SyncEvery: syncEvery}
+	if sp != nil {
+		// Named columns in the user's units (docs: hees help run).
+		cfg.Columns = runlog.Columns{Names: sp.Names(), Append: func(dst []byte, x []float64) []byte {
+			return sp.AppendText(dst, x, ',')
+		}}
+	}
 	if traceRows != nil {
 		cfg.TracePath = rs.TracePath()
 	}
@@ -221,4 +284,90 @@ func openFiles(rs *checkpoint.Settings, meta []runlog.Field, s es.Strategy, trac
 		return nil, fmt.Errorf("-log: %w", oe.Err)
 	}
 	return f, err
+}
+
+// FormatJSON is the value of Settings.Format for the protocol of one JSON
+// object of named values per line (hees run -format json).
+const FormatJSON = "json"
+
+// Space returns the search space of the settings rs (nil for none), or an
+// error that says that the settings' space is bad.
+func Space(rs *checkpoint.Settings) (*space.Space, error) {
+	if rs.Space == nil {
+		return nil, nil
+	}
+	sp, err := space.Parse(rs.Space)
+	if err != nil {
+		return nil, fmt.Errorf("the run's space: %w", err)
+	}
+	if sp.Len() != rs.Dim {
+		return nil, fmt.Errorf("the run's space has %d parameters, the run %d dimensions", sp.Len(), rs.Dim)
+	}
+	return sp, nil
+}
+
+// Encoder returns the extproc.Options.Encode of a run with the settings rs
+// and the space sp (nil for none): the user's values, as words or as one
+// JSON object (Format), or nil for the plain numbers.
+func Encoder(rs *checkpoint.Settings, sp *space.Space) func(dst []byte, x []float64) []byte {
+	switch {
+	case sp != nil && rs.Format == FormatJSON:
+		return sp.AppendJSON
+	case sp != nil:
+		return func(dst []byte, x []float64) []byte { return sp.AppendText(dst, x, ' ') }
+	case rs.Format == FormatJSON:
+		return appendNumbersJSON
+	}
+	return nil
+}
+
+// appendNumbersJSON appends x as one JSON object of the names x1 ... xd
+// (the -format json of a run without a space).
+func appendNumbersJSON(dst []byte, x []float64) []byte {
+	dst = append(dst, '{')
+	for i, v := range x {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `"x`...)
+		dst = strconv.AppendInt(dst, int64(i+1), 10)
+		dst = append(dst, `":`...)
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			dst = strconv.AppendQuote(dst, strconv.FormatFloat(v, 'g', -1, 64)) // no JSON number
+			continue
+		}
+		dst = strconv.AppendFloat(dst, v, 'g', -1, 64)
+	}
+	return append(dst, '}')
+}
+
+// spaced returns the objective that evaluates p at the user's values of
+// the es points (a test problem run with hees run -f and -space): each
+// choice as its number, or its index when its values are strings.
+func spaced(p es.Problem, sp *space.Space) es.Problem {
+	sm := spacedProblem{p: p, sp: sp}
+	if k, ok := p.(es.KeyedProblem); ok {
+		return spacedKeyed{sm, k}
+	}
+	return sm
+}
+
+// spacedProblem evaluates a problem at the user's values of a space.
+type spacedProblem struct {
+	p  es.Problem
+	sp *space.Space
+}
+
+// Eval evaluates the problem at the user's values of the es point y.
+func (s spacedProblem) Eval(y []float64) float64 { return s.p.Eval(s.sp.Numbers(nil, y)) }
+
+// spacedKeyed is spacedProblem for a keyed problem.
+type spacedKeyed struct {
+	spacedProblem
+	k es.KeyedProblem
+}
+
+// EvalKeyed evaluates the key-th evaluation at the user's values of y.
+func (s spacedKeyed) EvalKeyed(y []float64, key uint64) float64 {
+	return s.k.EvalKeyed(s.sp.Numbers(nil, y), key)
 }

@@ -8,17 +8,18 @@ import (
 	"time"
 
 	"github.com/hees-dev/hees/es"
+	"github.com/hees-dev/hees/internal/runspec"
 )
 
 // injectSession returns a cma11 session in 3 dimensions whose first batch
 // is the known points, with the given retries and policy.
-func injectSession(t *testing.T, known [][]float64, retries int, onError string) *Session {
+func injectSession(t *testing.T, known [][]float64, retries int, onError es.OnError) *Session {
 	t.Helper()
 	s, err := es.New("cma11", es.Config{Dim: 3, Seed: 2, Box: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ss, err := New(Settings{RunID: "0123abcd", Algo: "cma11", Restarts: "none", Seed: 2, Retries: retries, OnError: onError, Inject: known}, s)
+	ss, err := New(Settings{RunID: "0123abcd", Spec: runspec.Spec{Algo: "cma11", Restarts: "none", Seed: 2, Retries: retries, OnError: onError, LostLeases: 1}, Inject: known}, s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +47,7 @@ func checkLine(t *testing.T, ss *Session, in string, want Problem, msg string) {
 func TestInject(t *testing.T) {
 	known := [][]float64{{1, 1, 1}, {0.5, 0, -0.25}, {2, -1, 0}}
 	values := []float64{3, 0.3125, 5}
-	ss := injectSession(t, known, 1, OnErrorNaN)
+	ss := injectSession(t, known, 1, es.OnErrorWorst)
 	pending := ss.Pending()
 	if len(pending) != 3 || !ss.Injecting() {
 		t.Fatalf("pending %v, injecting %v; want the 3 known points", pending, ss.Injecting())
@@ -61,7 +62,7 @@ func TestInject(t *testing.T) {
 	checkLine(t, ss, "i1-0@0123abcd 1\n", BadInput, "the current generation is 0")
 
 	now := time.Unix(1000, 0)
-	rows, err := ss.Claim(now, 2, time.Second)
+	rows, err := ss.Claim(now, 2, time.Second, Holder{})
 	if err != nil || len(rows) != 2 {
 		t.Fatalf("Claim: %v, %v", rows, err)
 	}
@@ -70,11 +71,11 @@ func TestInject(t *testing.T) {
 		t.Fatal(err)
 	}
 	ss = roundTrip(t, ss)
-	if !ss.Injecting() || ss.File.Failures[1] != 1 || ss.NumTold() != 1 || len(ss.File.Inject) != 3 {
+	if !ss.Injecting() || ss.Attempts(1).Failed != 1 || ss.NumTold() != 1 || len(ss.File.Inject) != 3 {
 		t.Fatalf("after a value and a failure: injecting %v, failures %v, %d told, %d known points kept",
-			ss.Injecting(), ss.File.Failures, ss.NumTold(), len(ss.File.Inject))
+			ss.Injecting(), ss.Attempts(1), ss.NumTold(), len(ss.File.Inject))
 	}
-	if pending := ss.Renew(now, []ID{{Run: "0123abcd", Row: 1, Injected: true}, {Run: "0123abcd", Row: 1}}, time.Second); !pending[0] || pending[1] {
+	if pending := ss.Renew(now, []ID{{Run: "0123abcd", Row: 1, Injected: true}, {Run: "0123abcd", Row: 1}}, time.Second, Holder{}); !pending[0] || pending[1] {
 		t.Errorf("Renew of i0-1 and g0-1: %v, want only i0-1 pending", pending)
 	}
 	if err := ss.Apply(Told{Values: map[int]float64{1: values[1], 2: values[2]}}); err != nil {
@@ -149,10 +150,10 @@ func equalBits(x, y []float64) bool {
 }
 
 // TestInjectFailureStop checks the failure policy on a known point: with
-// OnErrorStop, a failure stops the run, the batch becomes a past one that
+// es.OnErrorStop, a failure stops the run, the batch becomes a past one that
 // a tell is checked against, and no known point is left to evaluate.
 func TestInjectFailureStop(t *testing.T) {
-	ss := injectSession(t, [][]float64{{1, 1, 1}, {0, 0, 0}}, 0, OnErrorStop)
+	ss := injectSession(t, [][]float64{{1, 1, 1}, {0, 0, 0}}, 0, es.OnErrorStop)
 	if err := ss.Apply(Told{Values: map[int]float64{0: 3}, Failed: []int{1}}); err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +171,7 @@ func TestInjectFailureStop(t *testing.T) {
 // keep their bytes), and a file whose known points the strategy refuses,
 // or that holds known points in a stopped run, is bad.
 func TestInjectStateFile(t *testing.T) {
-	plain := newSession(t, 1, OnErrorStop)
+	plain := newSession(t, 1, es.OnErrorStop)
 	if err := plain.Apply(Told{Values: map[int]float64{0: 1, 1: 2, 2: 3, 3: 4, 4: 5, 5: 6, 6: 7}}); err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +189,7 @@ func TestInjectStateFile(t *testing.T) {
 	if err != nil || !bytes.Equal(again, payload) {
 		t.Errorf("read and written again, a state file without known points changes: %v\n%s\n%s", err, payload, again)
 	}
-	good, err := injectSession(t, [][]float64{{1, 1, 1}}, 0, OnErrorStop).Payload()
+	good, err := injectSession(t, [][]float64{{1, 1, 1}}, 0, es.OnErrorStop).Payload()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,15 +206,12 @@ func TestInjectStateFile(t *testing.T) {
 			t.Errorf("%s: %v, want an error saying %q", c.new, err, c.want)
 		}
 	}
-	// A budget smaller than the batch stops the run before it.
+	// A budget smaller than the batch is refused before anything runs.
 	s, _ := es.New("hees", es.Config{Dim: 3, Seed: 1})
-	ss, err := New(Settings{RunID: "0123abcd", Algo: "hees", Restarts: "none", MaxEvals: 1, OnError: OnErrorStop,
+	_, err = New(Settings{RunID: "0123abcd", Spec: runspec.Spec{Algo: "hees", Restarts: "none", MaxEvals: 1, OnError: es.OnErrorStop},
 		Inject: [][]float64{{1, 1, 1}, {0, 0, 0}}}, s)
-	if err != nil || ss.File.Stop != es.ReasonMaxEvals {
-		t.Fatalf("2 known points, budget 1: %v, stop %q", err, ss.File.Stop)
-	}
-	if ss = roundTrip(t, ss); ss.File.Inject != nil || ss.Rows() != 0 {
-		t.Errorf("stopped before the known points: %v kept, %d rows", ss.File.Inject, ss.Rows())
+	if err == nil || !strings.Contains(err.Error(), "leaves room for 1") {
+		t.Fatalf("2 known points, budget 1: %v", err)
 	}
 }
 
@@ -230,11 +228,11 @@ func TestInjectTooMany(t *testing.T) {
 	for i := range known {
 		known[i] = x
 	}
-	_, err = New(Settings{RunID: "0123abcd", Algo: "cma11", Restarts: "none", Seed: 2, OnError: OnErrorStop, Inject: known}, s)
+	_, err = New(Settings{RunID: "0123abcd", Spec: runspec.Spec{Algo: "cma11", Restarts: "none", Seed: 2, OnError: es.OnErrorStop, LostLeases: 1}, Inject: known}, s)
 	if err == nil || !strings.Contains(err.Error(), "known points, want at most") {
 		t.Errorf("New with %d known points: %v, want an error", len(known), err)
 	}
-	if _, err := New(Settings{RunID: "0123abcd", Algo: "cma11", Restarts: "none", Seed: 2, OnError: OnErrorStop, Inject: known[:3]}, s); err != nil {
+	if _, err := New(Settings{RunID: "0123abcd", Spec: runspec.Spec{Algo: "cma11", Restarts: "none", Seed: 2, OnError: es.OnErrorStop, LostLeases: 1}, Inject: known[:3]}, s); err != nil {
 		t.Errorf("New with 3 known points: %v", err)
 	}
 }

@@ -1,52 +1,77 @@
-// Package session keeps an ask/tell run in a state file between
-// invocations of hees init, ask, tell, status and worker: the strategy's
-// state, the values told of the current generation, the leases of the
-// candidates being evaluated, their failed attempts, the values of the last
-// generations (to check a repeated tell), the budget, the target and the
-// stop, driven by an es.Run. Candidates are named by IDs
-// g<generation>-<row>@<run> (the generation counted over all restarts, the
-// run's identity drawn by hees init), and the known points of hees init
-// -inject, evaluated as a batch before generation 0, by i0-<row>@<run>
-// (i<generation>: the batch before that generation), so an ID is never
-// reused within a run nor accepted by another. Every write happens under
-// the lock file FILE.lock and replaces the state file atomically.
+// Package session keeps an ask/tell run on disk between invocations of
+// hees init, ask, tell, status and worker, for any number of processes on
+// any number of machines that share the files.
+//
+// # Storage
+//
+// A run is two files: the snapshot FILE (the path given to -state), which
+// holds the strategy's state and what is kept of past batches, written
+// once per batch; and the journal FILE.journal, which opens with the
+// header of the current batch (its candidates, the run's settings and
+// progress: everything but the strategy) and then grows by one small
+// record per operation: a claim, a renewal, a value, a failed evaluation,
+// an expired lease, a lease given back, worker slots taken. A tell or a
+// claim appends a record of tens of bytes, whatever the dimension; the
+// snapshot is rewritten only when a batch's last value arrives, by the
+// process that tells it (the fold). Readers replay the journal; a process
+// keeps what it replayed and reads only what was appended since.
+//
+// Crash safety: records are appended under the lock at the end of the
+// last valid record and flushed to disk before the operation reports
+// success; a torn record (a write cut short) is ignored, and cut off by
+// the next writer; every record carries its sequence number and the epoch
+// of its snapshot, so a duplicated or misplaced record is refused, never
+// applied twice. A fold writes the new snapshot (atomically) before the new
+// journal; a journal left behind by a fold that did not finish is
+// recognised by the snapshot's size and checksum in its header and made
+// anew from the snapshot, and a batch complete in its journal but not yet
+// folded is folded by the next writer. The result is bit-identical to hees
+// run whatever the order of the operations, as before.
+//
+// State files of version 2 (one file, rewritten whole for every operation)
+// are read as they are, and made a snapshot and a journal by the first
+// command that writes. Version 1 is refused.
 //
 // # Leases
 //
-// A claim leases pending candidates to its caller until a wall-clock time
-// stored in the file (Unix nanoseconds): the machines sharing the file must
-// have clocks that agree to well within a lease (NTP keeps them within
-// milliseconds). A lease that has expired counts as a failed attempt of its
-// candidate, which is then claimable again; a candidate whose attempts
-// exceed the run's retries gets the run's failure policy: told as NaN
-// (ranked worst) with OnErrorNaN, or the run stops with
-// es.ReasonObjectiveError with OnErrorStop. A value told by anyone, leased
-// or not, completes its candidate.
+// A claim leases pending candidates to its caller (a Holder: machine,
+// process, Slurm job, worker slot) until a wall-clock time stored in the
+// journal (Unix nanoseconds): the machines sharing the file must have
+// clocks that agree to well within a lease. A lease that has expired is
+// recorded as lost by the next claim, and its candidate is claimable
+// again. Lost leases and failed evaluations are counted apart, each with
+// its own limit (runspec.Spec.LostLeases and Retries); a candidate beyond
+// either gets the run's failure policy: told NaN (ranked worst) with
+// es.OnErrorWorst, or the run stops (es.ReasonObjectiveError, or
+// es.ReasonLeasesLost) with es.OnErrorStop, and the stop says which candidate
+// and why. A value told by anyone, leased or not, completes its candidate.
 //
 // # Commands
 //
-// A Session is the run in memory; a Store is its state file, whose methods
-// are what the commands do to it, each in one read-change-write under the
-// lock: Create (hees init), Tell, Claim (which may tell a value first, as
-// a worker does), Renew and Release. A Poller waits without the lock for a
-// candidate to claim. Package internal/worker evaluates candidates with an external
-// program on top of these.
+// A Session is a run in memory, with its strategy; a View is a run as the
+// journal shows it, without the strategy. A Store is the run's files,
+// whose methods are what the commands do, each in one locked operation:
+// Create (hees init), Tell, Claim (which may tell a value first, as a
+// worker does), Renew, Release and TakeSlots. A Poller waits without the
+// lock for a candidate to claim. Package internal/worker evaluates
+// candidates with an external program on top of these.
 package session
 
 import (
-	"bufio"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/hees-dev/hees/es"
+	"github.com/hees-dev/hees/internal/runspec"
 	"github.com/hees-dev/hees/internal/statefile"
 	"github.com/hees-dev/hees/linalg"
 )
@@ -65,58 +90,59 @@ const (
 	maxBadLines = 100
 )
 
-// Kind is the kind of an ask/tell state file in its container
-// (internal/statefile); the payload is the JSON of File. Version 2 added
-// the run's identity, leases, failed attempts and the values of past
-// generations; a file of version 1 is refused (statefile.ErrKind).
-const Kind = "ask-tell/v2"
+// Kind is the kind of a snapshot in its container (internal/statefile);
+// the payload is the JSON of File. Version 3 keeps the current batch in
+// the journal; version 2 kept it in the one file (legacy.go reads it).
+const Kind = "ask-tell/v3"
 
-// KeepGenerations is how many complete generations keep their values in
-// the state file, so that a repeated tell of one of their candidates is
-// compared with the value told first. A tell of an older generation is
-// ignored unchecked.
+// KeepGenerations is how many complete generations keep their values,
+// so that a repeated tell of one of their candidates is compared with the
+// value told first. A tell of an older generation is ignored unchecked.
 const KeepGenerations = 16
-
-// MaxRetries bounds Settings.Retries.
-const MaxRetries = 1000
-
-// The failure policies of a candidate whose attempts exceed the retries.
-const (
-	OnErrorStop = "stop" // the run stops with es.ReasonObjectiveError
-	OnErrorNaN  = "nan"  // the candidate is told NaN (ranked worst)
-)
 
 // FailedWord is the VALUE of a tell that reports a failed evaluation.
 const FailedWord = "failed"
 
-// maxRows bounds the rows of a past generation: the largest population of
-// a strategy (IPOP's cap).
+// The locks of a run (File.Lock): flock(2) on FILE.lock, or the lock-file
+// protocol of atomicfile.FileLock on FILE.lk, for file systems whose flock
+// does not work across machines.
+const (
+	LockFlock = "flock"
+	LockFile  = "file"
+)
+
+// LockEnv names the environment variable that makes LockFile the lock of
+// new runs that choose none (Settings.Lock "", hees init -lock's default):
+// HEES_LOCK=file runs a whole test suite without flock.
+const LockEnv = "HEES_LOCK"
+
+// maxRows bounds the rows of a batch: the largest population of a strategy
+// (IPOP's cap).
 const maxRows = 1 << 20
 
 // runIDBytes is the number of random bytes of a run's identity, written as
 // twice as many lowercase hexadecimal digits.
 const runIDBytes = 4
 
-// File is the payload of an ask/tell state file. The told values are
-// kept as strings (strconv 'g', -1: exact, and NaN and the infinities,
-// which JSON numbers cannot hold, allowed).
+// File is the payload of a snapshot. The settings of the run are its
+// runspec.Spec, whose fields are written inline; the told values of past
+// batches are strings (strconv 'g', -1: exact, NaN and the infinities
+// included).
 type File struct {
-	RunID     string         `json:"run_id"`
-	Algo      string         `json:"algo"`
-	Restarts  string         `json:"restarts"` // "none", "ipop" or "bipop"
-	Seed      uint64         `json:"seed"`
-	MaxEvals  int            `json:"max_evals"`           // 0: no budget
-	Target    *float64       `json:"target"`              // nil: none; finite
-	Retries   int            `json:"retries"`             // failed attempts a candidate may have before OnError applies
-	OnError   string         `json:"on_error"`            // OnErrorStop or OnErrorNaN
-	Strategy  []byte         `json:"strategy"`            // the strategy's MarshalBinary
-	Inject    [][]float64    `json:"inject,omitempty"`    // the known points, while their batch is the current one
-	Told      map[int]string `json:"told"`                // row -> value, current generation
-	Leases    map[int]int64  `json:"leases,omitempty"`    // row -> lease expiry in Unix nanoseconds, current generation
-	Failures  map[int]int    `json:"failures,omitempty"`  // row -> failed attempts, current generation
-	Past      []Past         `json:"past,omitempty"`      // the last complete generations, oldest first
-	Stop      es.Reason      `json:"stop"`                // "" while the run goes on
-	Abandoned int            `json:"abandoned,omitempty"` // values told of the generation a failure stopped
+	RunID string `json:"run_id"`
+	runspec.Spec
+	Lock  string `json:"lock"`
+	Epoch uint64 `json:"epoch"`
+	// Strategy is the strategy's MarshalBinary.
+	Strategy []byte `json:"strategy"`
+	// Inject holds the known points while their batch is the current one.
+	Inject     [][]float64      `json:"inject,omitempty"`
+	Past       []Past           `json:"past,omitempty"` // the last complete batches, oldest first
+	Stop       es.Reason        `json:"stop"`           // "" while the run goes on
+	StopDetail string           `json:"stop_detail,omitempty"`
+	Abandoned  int              `json:"abandoned,omitempty"` // values told of the batch a failure stopped
+	Slots      map[int]Lease    `json:"slots,omitempty"`     // worker slots leased at the fold
+	Attempts   map[int]Attempts `json:"attempts,omitempty"`  // of the batch a stop abandoned
 }
 
 // Past holds the values of a complete generation, or of the batch of
@@ -130,29 +156,24 @@ type Past struct {
 
 // Settings are what hees init chooses for a run besides its strategy.
 type Settings struct {
-	RunID    string   // NewRunID
-	Algo     string   // the strategy's algorithm
-	Restarts string   // "none", "ipop" or "bipop"
-	Seed     uint64   // the seed the strategy was made with
-	MaxEvals int      // the evaluation budget, 0: none
-	Target   *float64 // nil: none
-	Retries  int      // 0 to MaxRetries
-	OnError  string   // OnErrorStop or OnErrorNaN
+	RunID string       // NewRunID
+	Spec  runspec.Spec // Algo, Restarts, Seed, MaxEvals, Target, OnError, Retries, LostLeases
+	Lock  string       // LockFlock or LockFile; "": LockFlock
 	// Inject holds known points (nil: none), evaluated as a batch before
 	// the first generation (es.Run.Inject).
 	Inject [][]float64
 }
 
-// Session is an ask/tell run in memory.
+// Session is an ask/tell run in memory: its View and its strategy.
 type Session struct {
-	// File holds the settings of the run and its stop; the other fields
-	// are filled in by Save.
+	*View
+	// File holds the snapshot: the settings, the strategy's state as last
+	// saved, the past batches and the stop.
 	File File
 
-	run  *es.Run
-	s    es.Strategy     // the run's strategy
-	told map[int]float64 // values told in the current generation, by row
-	pop  *linalg.Dense   // the current generation's candidates; nil once stopped
+	run *es.Run
+	s   es.Strategy
+	pop *linalg.Dense // the current batch's candidates; nil once stopped
 }
 
 // NewRunID draws a run's identity from random (crypto/rand.Reader in
@@ -180,40 +201,39 @@ func validRunID(id string) bool {
 
 // New starts a run of strategy s with the settings set.
 func New(set Settings, s es.Strategy) (*Session, error) {
-	ss := &Session{
-		File: File{RunID: set.RunID, Algo: set.Algo, Restarts: set.Restarts, Seed: set.Seed, MaxEvals: set.MaxEvals,
-			Target: set.Target, Retries: set.Retries, OnError: set.OnError, Inject: set.Inject},
-		told: map[int]float64{},
+	if set.Lock == "" {
+		set.Lock = LockFlock
+		if os.Getenv(LockEnv) == LockFile {
+			set.Lock = LockFile
+		}
 	}
+	ss := &Session{File: File{RunID: set.RunID, Spec: set.Spec, Lock: set.Lock, Epoch: 1, Inject: set.Inject}}
 	if err := ss.checkSettings(); err != nil {
 		return nil, err
 	}
-	ss.initMaps()
-	return ss, ss.start(s)
-}
-
-// initMaps makes the maps of the current generation that are nil.
-func (ss *Session) initMaps() {
-	if ss.File.Leases == nil {
-		ss.File.Leases = map[int]int64{}
+	if ss.File.Spec.Name() != s.Name() {
+		return nil, fmt.Errorf("the strategy is %s, the settings say %s", s.Name(), ss.File.Spec.Name())
 	}
-	if ss.File.Failures == nil {
-		ss.File.Failures = map[int]int{}
+	if err := ss.start(s); err != nil {
+		return nil, err
 	}
+	ss.newBatch(nil)
+	return ss, nil
 }
 
 // checkSettings reports settings of File that no run can have.
 func (ss *Session) checkSettings() error {
 	f := &ss.File
+	if err := f.Spec.Check(); err != nil {
+		return err
+	}
 	switch {
 	case !validRunID(f.RunID):
 		return fmt.Errorf("run identity %q: want %d lowercase hexadecimal digits", f.RunID, 2*runIDBytes)
-	case f.MaxEvals < 0:
-		return fmt.Errorf("max_evals %d is negative", f.MaxEvals)
-	case f.Retries < 0 || f.Retries > MaxRetries:
-		return fmt.Errorf("retries %d: want 0 to %d", f.Retries, MaxRetries)
-	case f.OnError != OnErrorStop && f.OnError != OnErrorNaN:
-		return fmt.Errorf("on_error %q: want %q or %q", f.OnError, OnErrorStop, OnErrorNaN)
+	case f.Lock != LockFlock && f.Lock != LockFile:
+		return fmt.Errorf("lock %q: want %s or %s", f.Lock, LockFlock, LockFile)
+	case f.Epoch < 1:
+		return fmt.Errorf("epoch %d", f.Epoch)
 	case len(f.Inject) > maxRows:
 		// Their batch, once told, is a past generation, which holds at
 		// most maxRows values.
@@ -241,39 +261,123 @@ func (ss *Session) start(s es.Strategy) error {
 		}
 	}
 	if ss.File.Stop != "" {
-		run.Stop(ss.File.Stop, nil)
+		if err := run.Stop(ss.File.Stop, nil); err != nil {
+			return fmt.Errorf("stop %q: not a stop reason hees writes", ss.File.Stop)
+		}
 	}
 	return ss.prepare()
 }
 
-// Read reads the state file at path. Errors of the file system and of the
-// container keep their cause (os.ErrNotExist, statefile.ErrTruncated and
-// so on); those of the content name the path.
-func Read(path string) (*Session, error) {
-	payload, err := statefile.ReadFile(path, Kind)
+// prepare asks the run for the current batch's candidates, unless it has
+// stopped (by a reason recorded earlier, the strategy's own criteria, or
+// because the generation would exceed the budget), and records its stop.
+func (ss *Session) prepare() error {
+	pop, err := ss.run.Ask()
 	if err != nil {
-		return nil, err
+		return err
 	}
-	ss, err := Parse(payload)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	ss.pop = pop
+	if ss.File.Stop == "" {
+		ss.File.Stop = ss.run.Reason()
 	}
-	return ss, nil
+	ss.File.Inject = nil
+	if ss.run.Injecting() && pop != nil {
+		rows, _ := pop.Dims()
+		for row := range rows {
+			ss.File.Inject = append(ss.File.Inject, slices.Clone(pop.RawRow(row)))
+		}
+	}
+	return nil
 }
 
-// Decode checks the bytes of a state file and returns its session. Errors
-// of the container keep their cause (statefile.ErrTruncated and so on).
+// header is the header of the current batch, for snapshot bytes snap.
+func (ss *Session) header(snap []byte) Header {
+	f := &ss.File
+	h := Header{RunID: f.RunID, Spec: f.Spec, Lock: f.Lock, Epoch: f.Epoch, SnapSize: int64(len(snap)), SnapCRC: snapCRC(snap),
+		Strategy: ss.s.Name(), Dim: ss.s.Dim(), Gen: ss.s.Generation(), Injected: ss.run.Injecting(),
+		Past: f.Past, Stop: f.Stop, StopDetail: f.StopDetail, Abandoned: f.Abandoned,
+		Evals: ss.s.Evals(), Restarts: ss.run.Restarts(), Sigma: ss.s.Sigma(), Slots: cloneSlots(f.Slots), StopAttempts: f.Attempts}
+	x, fb := ss.s.Best()
+	h.BestX, h.BestF = slices.Clone(x), formatValue(fb)
+	if ss.pop != nil {
+		rows, d := ss.pop.Dims()
+		h.Rows = rows
+		h.X = make([]byte, 0, 8*rows*d)
+		for row := range rows {
+			for _, c := range ss.pop.RawRow(row) {
+				h.X = binary.LittleEndian.AppendUint64(h.X, math.Float64bits(c))
+			}
+		}
+	}
+	if h.X == nil {
+		h.X = []byte{}
+	}
+	return h
+}
+
+// snapCRC is the checksum at the end of a snapshot's container.
+func snapCRC(snap []byte) uint32 {
+	if len(snap) < 4 {
+		return 0
+	}
+	return binary.LittleEndian.Uint32(snap[len(snap)-4:])
+}
+
+// newBatch makes the view of the current batch, with nothing recorded,
+// and the worker slots carried over.
+func (ss *Session) newBatch(slots map[int]Lease) {
+	ss.File.Slots = slots
+	ss.View = newView(ss.header(nil))
+}
+
+// Snapshot returns the bytes of the snapshot file of the session, and the
+// header of its journal.
+func (ss *Session) Snapshot() ([]byte, Header, error) {
+	state, err := ss.s.MarshalBinary()
+	if err != nil {
+		return nil, Header{}, err
+	}
+	ss.File.Strategy = state
+	payload, err := json.Marshal(&ss.File)
+	if err != nil {
+		return nil, Header{}, err
+	}
+	snap, err := statefile.Encode(Kind, payload)
+	if err != nil {
+		return nil, Header{}, err
+	}
+	return snap, ss.header(snap), nil
+}
+
+// Decode checks the bytes of a snapshot (or of a state file of version 2)
+// and returns its session. Errors of the container keep their cause
+// (statefile.ErrTruncated and so on).
 func Decode(data []byte) (*Session, error) {
-	payload, err := statefile.DecodeKind(data, Kind)
+	kind, payload, err := statefile.Decode(data)
 	if err != nil {
 		return nil, err
 	}
-	return Parse(payload)
+	switch kind {
+	case Kind:
+		return Parse(payload)
+	case kindV2:
+		return parseV2(payload)
+	}
+	return nil, kindError(kind)
 }
 
-// Parse reads the payload of a state file (Decode without the container).
+// kindError is the error for a container of another kind than a snapshot:
+// an older version of the ask/tell state names its version.
+func kindError(kind string) error {
+	if kind == "ask-tell/v1" {
+		return fmt.Errorf("statefile: %w: an ask/tell state file of version 1, which this build does not read (it reads versions 2 and 3); finish the run with the build that made it, or start anew with hees init", statefile.ErrKind)
+	}
+	return fmt.Errorf("statefile: %w: the file holds %q, want %q", statefile.ErrKind, kind, Kind)
+}
+
+// Parse reads the payload of a snapshot (Decode without the container).
 func Parse(payload []byte) (*Session, error) {
-	ss := &Session{told: map[int]float64{}}
+	ss := &Session{}
 	if err := statefile.UnmarshalJSON(payload, &ss.File); err != nil {
 		return nil, fmt.Errorf("bad ask/tell state: %v", err)
 	}
@@ -283,7 +387,7 @@ func Parse(payload []byte) (*Session, error) {
 	return ss, nil
 }
 
-// parseValue reads a value as the state file and tell write it.
+// parseValue reads a value as the journal and tell write it.
 func parseValue(text string) (float64, error) {
 	v, err := strconv.ParseFloat(text, 64)
 	if err != nil && !errors.Is(err, strconv.ErrRange) { // out of range: ±Inf, as extproc reads it
@@ -295,70 +399,38 @@ func parseValue(text string) (float64, error) {
 // formatValue writes a value exactly.
 func formatValue(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
-// restore rebuilds the strategy and the told values from ss.File, and
-// checks that they agree.
+// restore rebuilds the strategy from ss.File and checks the file.
 func (ss *Session) restore() error {
 	if err := ss.checkSettings(); err != nil {
-		return err
-	}
-	r, err := es.ParseRestarts(ss.File.Restarts)
-	if err != nil {
 		return err
 	}
 	s, err := es.Load(ss.File.Strategy)
 	if err != nil {
 		return err
 	}
-	if want := r.Name(ss.File.Algo); s.Name() != want {
+	if want := ss.File.Spec.Name(); s.Name() != want {
 		return fmt.Errorf("the strategy is %s, the settings say %s", s.Name(), want)
 	}
 	if err := ss.start(s); err != nil {
 		return err
 	}
-	ss.initMaps()
-	gen, rows := ss.s.Generation(), ss.Rows()
-	inRange := func(what string, row int) error {
-		if row < 0 || row >= rows {
-			return fmt.Errorf("%s row %d is not one of the %d of generation %d", what, row, rows, gen)
-		}
-		return nil
-	}
-	for row, text := range ss.File.Told {
-		v, err := parseValue(text)
-		if err != nil {
-			return fmt.Errorf("told value %v", err)
-		}
-		if err := inRange("told", row); err != nil {
-			return err
-		}
-		ss.told[row] = v
-	}
-	for row := range ss.File.Leases {
-		if err := inRange("leased", row); err != nil {
-			return err
+	for slot, l := range ss.File.Slots {
+		if slot < 0 || slot > maxSlot || l.Holder.check() != nil {
+			return fmt.Errorf("worker slot %d held by %+v", slot, l.Holder)
 		}
 	}
-	for row, n := range ss.File.Failures {
-		if err := inRange("failed", row); err != nil {
-			return err
-		}
-		if n < 1 || n > ss.File.Retries+1 {
-			return fmt.Errorf("row %d has %d failed attempts, want 1 to %d", row, n, ss.File.Retries+1)
-		}
-	}
-	return ss.checkPast()
+	ss.newBatch(ss.File.Slots)
+	return checkPast(ss.File.Past, ss.s.Generation(), ss.Injecting(), ss.File.Abandoned, ss.File.Stop)
 }
 
-// checkPast checks the past generations and the best point of a generation
-// abandoned by a stop.
-func (ss *Session) checkPast() error {
-	f := &ss.File
-	if len(f.Past) > KeepGenerations {
-		return fmt.Errorf("%d past generations, want at most %d", len(f.Past), KeepGenerations)
+// checkPast checks the past batches and the count of evaluations of a
+// batch abandoned by a stop.
+func checkPast(past []Past, gen int, injecting bool, abandoned int, stop es.Reason) error {
+	if len(past) > KeepGenerations {
+		return fmt.Errorf("%d past generations, want at most %d", len(past), KeepGenerations)
 	}
-	gen := ss.s.Generation()
-	for i, p := range f.Past {
-		if p.Gen < 0 || p.Gen > gen || (i > 0 && batchOrder(p) <= batchOrder(f.Past[i-1])) || (p.Injected && p.Gen == gen && ss.Injecting()) ||
+	for i, p := range past {
+		if p.Gen < 0 || p.Gen > gen || (i > 0 && batchOrder(p) <= batchOrder(past[i-1])) || (p.Injected && p.Gen == gen && injecting) ||
 			len(p.Values) == 0 || len(p.Values) > maxRows {
 			return fmt.Errorf("past generation %d with %d values is out of place", p.Gen, len(p.Values))
 		}
@@ -368,8 +440,8 @@ func (ss *Session) checkPast() error {
 			}
 		}
 	}
-	if f.Abandoned < 0 || (f.Abandoned > 0 && f.Stop != es.ReasonObjectiveError) {
-		return fmt.Errorf("abandoned %d without a stop by a failed evaluation", f.Abandoned)
+	if abandoned < 0 || (abandoned > 0 && stop != es.ReasonObjectiveError && stop != es.ReasonLeasesLost) {
+		return fmt.Errorf("abandoned %d without a stop by a failed evaluation", abandoned)
 	}
 	return nil
 }
@@ -383,174 +455,48 @@ func batchOrder(p Past) int {
 	return 2*p.Gen + 1
 }
 
-// prepare asks the run for the current generation's candidates, unless it
-// has stopped (by a reason recorded earlier, the strategy's own criteria,
-// or because the generation would exceed the budget), and records its stop.
-func (ss *Session) prepare() error {
-	pop, err := ss.run.Ask()
-	if err != nil {
-		return err
-	}
-	ss.pop, ss.File.Stop = pop, ss.run.Reason()
-	return nil
-}
-
-// Save writes the session to the state file at path, atomically.
-func (ss *Session) Save(path string) error {
-	payload, err := ss.Payload()
-	if err != nil {
-		return err
-	}
-	return statefile.WriteFile(path, Kind, payload, 0o644)
-}
-
-// Payload returns the payload of the session's state file.
-func (ss *Session) Payload() ([]byte, error) {
-	state, err := ss.s.MarshalBinary()
-	if err != nil {
-		return nil, err
-	}
-	ss.File.Strategy = state
-	ss.File.Inject = nil
-	if ss.Injecting() {
-		for row := range ss.Rows() {
-			ss.File.Inject = append(ss.File.Inject, slices.Clone(ss.Candidate(row)))
-		}
-	}
-	ss.File.Told = make(map[int]string, len(ss.told))
-	for row, v := range ss.told {
-		ss.File.Told[row] = formatValue(v)
-	}
-	return json.Marshal(&ss.File)
-}
-
-// Rows is the number of candidates of the current generation (0 once the
-// run has stopped).
-func (ss *Session) Rows() int {
-	if ss.pop == nil {
-		return 0
-	}
-	r, _ := ss.pop.Dims()
-	return r
-}
-
-// ID names a candidate: row Row of generation Gen of the run Run, or with
-// Injected the known point in row Row of the batch evaluated before
-// generation Gen.
-type ID struct {
-	Run      string
-	Gen, Row int
-	Injected bool
-}
-
-// String writes the ID as g<generation>-<row>@<run>, such as g12-3@5f3a9c01,
-// or i<generation>-<row>@<run> for a known point, such as i0-1@5f3a9c01.
-func (id ID) String() string {
-	kind := 'g'
-	if id.Injected {
-		kind = 'i'
-	}
-	return fmt.Sprintf("%c%d-%d@%s", kind, id.Gen, id.Row, id.Run)
-}
-
-// ID is the ID of row of the current batch.
-func (ss *Session) ID(row int) ID {
-	return ID{Run: ss.File.RunID, Gen: ss.s.Generation(), Row: row, Injected: ss.Injecting()}
-}
-
-// ParseID reads an ID g<generation>-<row>@<run> or i<generation>-<row>@<run>.
-func ParseID(text string) (ID, bool) {
-	cand, run, found := strings.Cut(text, "@")
-	if !found || len(cand) == 0 || (cand[0] != 'g' && cand[0] != 'i') || !validRunID(run) {
-		return ID{}, false
-	}
-	g, r, found := strings.Cut(cand[1:], "-")
-	gen, err1 := strconv.Atoi(g)
-	row, err2 := strconv.Atoi(r)
-	if !found || err1 != nil || err2 != nil || gen < 0 || row < 0 || g != strconv.Itoa(gen) || r != strconv.Itoa(row) {
-		return ID{}, false
-	}
-	return ID{Run: run, Gen: gen, Row: row, Injected: cand[0] == 'i'}, true
-}
-
-// Told is what a tell applies to the current generation: values by row,
-// and the rows whose evaluation failed.
-type Told struct {
-	Values map[int]float64
-	Failed []int
-}
-
-// Apply records the values and failures of t (rows of the current
-// generation, checked by Check) and tells the run once the generation is
-// complete, which checks for -Inf and the target; then it asks for the
-// next generation. A failure beyond the retries applies the run's policy.
-func (ss *Session) Apply(t Told) error {
-	for row, v := range t.Values {
-		ss.told[row] = v
-		delete(ss.File.Leases, row)
-	}
-	for _, row := range t.Failed {
-		ss.fail(row)
-	}
-	return ss.advance()
-}
-
-// fail counts a failed attempt of row, whose lease ends, and applies the
-// failure policy when the attempts exceed the retries.
-func (ss *Session) fail(row int) {
-	if ss.File.Stop != "" {
-		return
-	}
-	delete(ss.File.Leases, row)
-	ss.File.Failures[row]++
-	if ss.File.Failures[row] <= ss.File.Retries {
-		return
-	}
-	if ss.File.OnError == OnErrorNaN {
-		ss.told[row] = math.NaN()
-		return
-	}
-	ss.stopFailed()
-}
-
-// stopFailed stops the run with es.ReasonObjectiveError, as hees run stops
-// on a failed evaluation: the values told of the generation count for the
-// evaluations but not for the best point (docs/ALGORITHMS.md Section 15),
-// and are kept as a past generation so that a repeated tell is recognised.
-func (ss *Session) stopFailed() {
-	rows := ss.Rows()
-	evaluated := make([]bool, rows)
-	values := make([]string, rows)
-	for row, v := range ss.told {
-		evaluated[row], values[row] = true, formatValue(v)
-	}
-	injected := ss.Injecting()
-	ss.run.Stop(es.ReasonObjectiveError, evaluated)
-	ss.File.Abandoned = len(ss.told)
-	ss.pushPast(Past{Gen: ss.s.Generation(), Injected: injected, Values: values})
-	ss.clearGeneration()
-	ss.pop, ss.File.Stop = nil, es.ReasonObjectiveError
-}
-
-// advance tells the run the current generation once all its values are
-// in, and asks for the next.
-func (ss *Session) advance() error {
-	rows := ss.Rows()
-	if rows == 0 || len(ss.told) < rows {
+// fold ends the current batch once its journal says it is done: complete,
+// it is told to the strategy and the next is asked; stopped by an attempt
+// beyond the limits, it is abandoned. The epoch advances; now decides
+// which worker slots are carried over.
+func (ss *Session) fold(now time.Time) error {
+	b := ss.b
+	if !b.done() {
 		return nil
 	}
-	f := make([]float64, rows)
+	rows := ss.Rows()
 	values := make([]string, rows)
-	for row, v := range ss.told {
-		f[row], values[row] = v, formatValue(v)
+	evaluated := make([]bool, rows)
+	f := make([]float64, rows)
+	for row, v := range b.told {
+		f[row], values[row], evaluated[row] = v, formatValue(v), true
 	}
-	done := Past{Gen: ss.s.Generation(), Injected: ss.Injecting(), Values: values}
-	if err := ss.run.Tell(f); err != nil {
-		return err
+	done := Past{Gen: ss.s.Generation(), Injected: ss.run.Injecting(), Values: values}
+	if b.stop != "" {
+		// As hees run stops on a failed evaluation: the values told of the
+		// batch count for the evaluations but not for the best point
+		// (docs/ALGORITHMS.md Section 15), and are kept as a past batch so
+		// that a repeated tell is recognised.
+		if err := ss.run.Stop(b.stop, evaluated); err != nil {
+			return err
+		}
+		ss.File.Abandoned = len(b.told)
+		ss.File.Stop, ss.File.StopDetail = b.stop, ss.ID(b.stopRow).String()+" "+b.stopDetail
+		ss.File.Attempts = b.attempts
+		ss.pushPast(done)
+		ss.pop, ss.File.Inject = nil, nil
+	} else {
+		if err := ss.run.Tell(f); err != nil {
+			return err
+		}
+		ss.pushPast(done)
+		if err := ss.prepare(); err != nil {
+			return err
+		}
 	}
-	ss.pushPast(done)
-	ss.clearGeneration()
-	return ss.prepare()
+	ss.File.Epoch++
+	ss.newBatch(b.liveSlots(now.UnixNano()))
+	return nil
 }
 
 // pushPast keeps the values of a batch, told or abandoned, among the past
@@ -562,392 +508,106 @@ func (ss *Session) pushPast(p Past) {
 	}
 }
 
-// clearGeneration forgets the told values, leases and failures of the
-// current generation.
-func (ss *Session) clearGeneration() {
-	ss.told = map[int]float64{}
-	clear(ss.File.Leases)
-	clear(ss.File.Failures)
-}
+// Strategy is the run's strategy. Read it; do not call Ask or Tell.
+func (ss *Session) Strategy() es.Strategy { return ss.s }
 
-// claimable reports whether row of the current generation may be claimed
-// at now: not told, and not leased until after now.
-func (ss *Session) claimable(row int, now int64) bool {
-	if _, told := ss.told[row]; told {
-		return false
-	}
-	until, leased := ss.File.Leases[row]
-	return !leased || until <= now
-}
-
-// Expire counts an attempt failed for every lease that has expired at now
-// (its candidate is claimable again, or gets the failure policy), tells
-// the run when the policy completes the generation, and returns the
-// number of leases that expired.
-func (ss *Session) Expire(now time.Time) (int, error) {
-	var expired []int
-	for row, until := range ss.File.Leases {
-		if until <= now.UnixNano() {
-			expired = append(expired, row)
-		}
-	}
-	slices.Sort(expired) // the first row to exceed the retries stops the run
-	return len(expired), ss.Apply(Told{Failed: expired})
-}
-
-// Claim leases up to n candidates of the current generation that are not
-// told and not leased (after Expire) to the caller until now + lease, in
-// row order, and returns their rows.
-func (ss *Session) Claim(now time.Time, n int, lease time.Duration) ([]int, error) {
-	if _, err := ss.Expire(now); err != nil {
-		return nil, err
-	}
-	return ss.claim(now, n, lease), nil
-}
-
-// claim is Claim once the expired leases are counted (Expire).
-func (ss *Session) claim(now time.Time, n int, lease time.Duration) []int {
-	var rows []int
-	for row := range ss.Rows() {
-		if len(rows) == n {
-			break
-		}
-		if ss.claimable(row, now.UnixNano()) {
-			ss.File.Leases[row] = now.Add(lease).UnixNano()
-			rows = append(rows, row)
-		}
-	}
-	return rows
-}
-
-// Claimable is the number of candidates that a claim at now would find
-// (leases expired by then included).
-func (ss *Session) Claimable(now time.Time) int {
-	n := 0
-	for row := range ss.Rows() {
-		if ss.claimable(row, now.UnixNano()) {
-			n++
-		}
-	}
-	return n
-}
-
-// Leased is the number of candidates not told and leased until after now.
-func (ss *Session) Leased(now time.Time) int {
-	n := 0
-	for row := range ss.Rows() {
-		if _, told := ss.told[row]; !told && !ss.claimable(row, now.UnixNano()) {
-			n++
-		}
-	}
-	return n
-}
-
-// NextExpiry is the earliest expiry after now of a lease of a candidate
-// not told, and false when there is none.
-func (ss *Session) NextExpiry(now time.Time) (time.Time, bool) {
-	var next int64
-	found := false
-	for row, until := range ss.File.Leases {
-		if _, told := ss.told[row]; !told && until > now.UnixNano() && (!found || until < next) {
-			next, found = until, true
-		}
-	}
-	return time.Unix(0, next), found
-}
-
-// current reports the row of id when it names a candidate of the current
-// batch that is not told.
-func (ss *Session) current(id ID) (int, bool) {
-	if id.Run != ss.File.RunID || id.Gen != ss.s.Generation() || id.Injected != ss.Injecting() || id.Row >= ss.Rows() {
-		return 0, false
-	}
-	_, told := ss.told[id.Row]
-	return id.Row, !told
-}
-
-// Renew extends to now + lease the leases of the candidates of ids that
-// are still pending (a lease that expired unnoticed is taken again) and
-// reports which are.
-func (ss *Session) Renew(now time.Time, ids []ID, lease time.Duration) []bool {
-	pending := make([]bool, len(ids))
-	for i, id := range ids {
-		if row, ok := ss.current(id); ok {
-			ss.File.Leases[row] = now.Add(lease).UnixNano()
-			pending[i] = true
-		}
-	}
-	return pending
-}
-
-// Release ends the leases of the candidates of ids without counting a
-// failed attempt: their claimant gives them back unevaluated.
-func (ss *Session) Release(ids []ID) {
-	for _, id := range ids {
-		if row, ok := ss.current(id); ok {
-			delete(ss.File.Leases, row)
-		}
-	}
-}
+// Restarts is the number of restarts of the run so far.
+func (ss *Session) Restarts() int { return ss.run.Restarts() }
 
 // Evals is the number of evaluations of the run: those told to the
-// strategy, and those of a generation abandoned when a failure stopped it.
+// strategy, and those of a batch abandoned when a failure stopped it.
 func (ss *Session) Evals() int { return ss.s.Evals() + ss.File.Abandoned }
 
 // Best returns the best point and value so far: the strategy's, or a value
-// told in the current generation if it is
-// lower (the earlier wins a tie).
+// told in the current batch if it is lower (the earlier wins a tie).
 func (ss *Session) Best() ([]float64, float64) {
 	x, f := ss.s.Best()
 	for row := range ss.Rows() {
-		if v, ok := ss.told[row]; ok && v < f {
+		if v, ok := ss.b.told[row]; ok && v < f {
 			x, f = slices.Clone(ss.pop.RawRow(row)), v
 		}
 	}
 	return x, f
 }
 
-// Line is one "ID VALUE" line of the input of tell.
-type Line struct {
-	line   int
-	id     ID
-	value  float64
-	failed bool // VALUE was FailedWord
-}
-
-// ValueLine is the line that tells value v of id, as ReadTold reads
-// "ID VALUE" (a NaN is read as math.NaN()).
-func ValueLine(id ID, v float64) Line {
-	if math.IsNaN(v) {
-		v = math.NaN()
-	}
-	return Line{line: 1, id: id, value: v}
-}
-
-// FailedLine is the line that tells that the evaluation of id failed.
-func FailedLine(id ID) Line { return Line{line: 1, id: id, failed: true} }
-
-// Problem classifies a line of tell that is not applied.
-type Problem int
-
-// The problems of a line of tell. Bad input, a conflict and a stopped run
-// make a tell apply nothing; a repeat and an ignored line do not.
-const (
-	// BadInput: not "ID VALUE", an ID of another run, an ID that does not
-	// exist, or an ID given twice.
-	BadInput Problem = iota
-	// Conflict: the candidate was told another value before.
-	Conflict
-	// Stopped: the run has stopped, and the candidate was not told.
-	Stopped
-	// Repeat: the candidate was told the same value before (same bits;
-	// any NaN is the same as another).
-	Repeat
-	// Ignored: a failure reported for a candidate told already, or a tell
-	// of a generation whose values are no longer kept.
-	Ignored
-)
-
-// Blocking reports whether bad holds a line that makes a tell apply
-// nothing: bad input, a conflict or a stopped run.
-func Blocking(bad []BadLine) bool {
-	return slices.ContainsFunc(bad, func(b BadLine) bool {
-		return b.Problem == BadInput || b.Problem == Conflict || b.Problem == Stopped
-	})
-}
-
-// BadLine is a line of the input of tell that is not applied.
-type BadLine struct {
-	Line    int     // the line number, from 1
-	Msg     string  // what is wrong
-	Problem Problem // its kind
-}
-
-// ReadTold reads the "ID VALUE" lines of in (blank lines are skipped).
-// VALUE is a number or FailedWord. Syntax errors are returned as one
-// BadLine per line. An input that cannot be a tell is an error naming the
-// line where reading stopped: a line longer than maxLine bytes, more than
-// maxToldLines lines, or more than maxBadLines bad lines (the error quotes
-// the first).
-func ReadTold(in io.Reader) ([]Line, []BadLine, error) {
-	var (
-		lines []Line
-		bad   []BadLine
-	)
-	sc := bufio.NewScanner(in)
-	sc.Buffer(make([]byte, 0, 4096), maxLine)
-	n := 0
-	for sc.Scan() {
-		n++
-		switch {
-		case n > maxToldLines:
-			return nil, nil, fmt.Errorf("line %d: more lines than a generation has points (at most %d)", n, maxToldLines)
-		case len(bad) > maxBadLines:
-			return nil, nil, tooManyBad(bad)
-		}
-		words := strings.Fields(sc.Text())
-		if len(words) == 0 {
-			continue
-		}
-		if len(words) != 2 {
-			fields := "fields"
-			if len(words) == 1 {
-				fields = "field"
-			}
-			bad = append(bad, BadLine{Line: n, Msg: fmt.Sprintf("want \"ID VALUE\", got %d %s", len(words), fields)})
-			continue
-		}
-		id, ok := ParseID(words[0])
-		if !ok {
-			bad = append(bad, BadLine{Line: n, Msg: fmt.Sprintf("%q is not an ID (IDs look like g12-3@5f3a9c01)", words[0])})
-			continue
-		}
-		l := Line{line: n, id: id, failed: words[1] == FailedWord}
-		if !l.failed {
-			v, err := parseValue(words[1])
-			if err != nil {
-				bad = append(bad, BadLine{Line: n, Msg: fmt.Sprintf("%s: %v", words[0], err)})
-				continue
-			}
-			l.value = v
-		}
-		lines = append(lines, l)
-	}
-	if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
-		return nil, nil, fmt.Errorf("line %d: longer than %d bytes (a line holds an ID and a value)", n+1, maxLine)
-	} else if err != nil {
-		return nil, nil, fmt.Errorf("after line %d: %w", n, err)
-	}
-	if len(bad) > maxBadLines {
-		return nil, nil, tooManyBad(bad)
-	}
-	return lines, bad, nil
-}
-
-// tooManyBad is the error of ReadTold once bad holds more than maxBadLines
-// lines.
-func tooManyBad(bad []BadLine) error {
-	return fmt.Errorf("line %d: more than %d bad lines, stopped reading; the first is line %d: %s",
-		bad[maxBadLines].Line, maxBadLines, bad[0].Line, bad[0].Msg)
-}
-
-// Check returns what lines tell of the current generation, and a BadLine
-// for each line that is not applied.
-func (ss *Session) Check(lines []Line) (Told, []BadLine) {
-	var bad []BadLine
-	t := Told{Values: map[int]float64{}}
-	seen := map[int]int{} // row -> input line
-	for _, l := range lines {
-		problem, msg := ss.check(l, seen)
-		if msg != "" {
-			bad = append(bad, BadLine{Line: l.line, Msg: msg, Problem: problem})
-			continue
-		}
-		seen[l.id.Row] = l.line
-		if l.failed {
-			t.Failed = append(t.Failed, l.id.Row)
-		} else {
-			t.Values[l.id.Row] = l.value
+// Apply records the values and failures of t (rows of the current batch,
+// checked by Check) and folds the batch once it is done, which tells the
+// run and asks for the next batch. A failure beyond the retries applies
+// the run's policy.
+func (ss *Session) Apply(t Told) error {
+	ops := toldOps(t)
+	for _, op := range ops {
+		if err := ss.apply(op); err != nil {
+			return err
 		}
 	}
-	return t, bad
+	return ss.fold(time.Now())
 }
 
-// check returns the problem of l and its message, "" when l applies.
-func (ss *Session) check(l Line, seen map[int]int) (Problem, string) {
-	id, gen, rows := l.id, ss.s.Generation(), ss.Rows()
-	if id.Run != ss.File.RunID {
-		return BadInput, fmt.Sprintf("%s belongs to another run (this state file holds run %s)", id, ss.File.RunID)
+// apply applies one operation to the current batch, unless the batch is
+// done (a stop by the policy ignores what follows it).
+func (ss *Session) apply(op record) error {
+	if ss.b.done() {
+		return nil
 	}
-	if i := slices.IndexFunc(ss.File.Past, func(p Past) bool { return p.Gen == id.Gen && p.Injected == id.Injected }); i >= 0 {
-		p := ss.File.Past[i]
-		switch {
-		case id.Row >= len(p.Values):
-			return BadInput, fmt.Sprintf("%s does not exist (%s had rows 0 to %d)", id, batchName(id), len(p.Values)-1)
-		case p.Values[id.Row] == "":
-			return Stopped, fmt.Sprintf("%s: the run has stopped (%s)", id, ss.File.Stop)
-		}
-		v, _ := parseValue(p.Values[id.Row])
-		return repeat(l, v)
-	}
-	other := id.Injected != ss.Injecting() // not the current batch, nor a past one
-	switch {
-	case id.Gen > gen || (id.Gen == gen && ss.File.Stop == "" && (other || id.Row >= rows)):
-		switch {
-		case id.Gen == gen && other && id.Injected:
-			return BadInput, fmt.Sprintf("%s does not exist (the run evaluates no known points before generation %d)", id, gen)
-		case id.Gen == gen && other:
-			return BadInput, fmt.Sprintf("%s does not exist yet (the known points come before generation %d)", id, gen)
-		case id.Gen == gen:
-			return BadInput, fmt.Sprintf("%s does not exist (%s has rows 0 to %d)", id, batchName(id), rows-1)
-		}
-		return BadInput, fmt.Sprintf("%s does not exist (the current generation is %d)", id, gen)
-	case id.Gen < gen:
-		return Ignored, fmt.Sprintf("%s is ignored: generation %d is complete and its values are no longer kept (the last %d are)", id, id.Gen, KeepGenerations)
-	case ss.File.Stop != "":
-		return Stopped, fmt.Sprintf("%s: the run has stopped (%s)", id, ss.File.Stop)
-	}
-	if v, told := ss.told[id.Row]; told {
-		return repeat(l, v)
-	}
-	if line := seen[id.Row]; line > 0 {
-		return BadInput, fmt.Sprintf("%s is also on line %d", id, line)
-	}
-	return BadInput, ""
+	return applyOp(ss.b, op)
 }
 
-// batchName names the batch of id in a message: "generation 12", or "the
-// batch of known points before generation 0".
-func batchName(id ID) string {
-	if id.Injected {
-		return fmt.Sprintf("the batch of known points before generation %d", id.Gen)
-	}
-	return fmt.Sprintf("generation %d", id.Gen)
-}
-
-// repeat classifies l, which tells a candidate told v before.
-func repeat(l Line, v float64) (Problem, string) {
-	switch {
-	case l.failed:
-		return Ignored, fmt.Sprintf("%s: the failure is ignored, the candidate was told %s", l.id, formatValue(v))
-	case math.Float64bits(v) == math.Float64bits(l.value) || (math.IsNaN(v) && math.IsNaN(l.value)):
-		return Repeat, fmt.Sprintf("%s was told the same value before", l.id)
-	}
-	return Conflict, fmt.Sprintf("%s was told %s before; %s differs", l.id, formatValue(v), formatValue(l.value))
-}
-
-// Strategy is the run's strategy. Read it; do not call Ask or Tell.
-func (ss *Session) Strategy() es.Strategy { return ss.s }
-
-// Injecting reports whether the current batch is the known points of
-// Settings.Inject rather than a generation of the strategy.
-func (ss *Session) Injecting() bool { return ss.run.Injecting() }
-
-// Restarts is the number of restarts of the run so far.
-func (ss *Session) Restarts() int { return ss.run.Restarts() }
-
-// Pending returns the candidates of the current generation not told yet,
-// in row order; their X are the session's.
-func (ss *Session) Pending() []Candidate {
-	var cands []Candidate
-	for row := range ss.Rows() {
-		if _, told := ss.told[row]; !told {
-			cands = append(cands, Candidate{ss.ID(row), ss.Candidate(row)})
+// Expire counts a lost lease for every lease that has expired at now (its
+// candidate is claimable again, or gets the failure policy), folds the
+// batch when that completes it, and returns the number of leases that
+// expired.
+func (ss *Session) Expire(now time.Time) (int, error) {
+	ops := expireOps(ss.b, now)
+	for _, op := range ops {
+		if err := ss.apply(op); err != nil {
+			return 0, err
 		}
 	}
-	return cands
+	return len(ops), ss.fold(now)
 }
 
-// Candidate returns the candidate of row of the current generation; the
-// slice is the session's.
-func (ss *Session) Candidate(row int) []float64 { return ss.pop.RawRow(row) }
-
-// Told returns the value told of row of the current generation, and
-// whether one was told.
-func (ss *Session) Told(row int) (float64, bool) {
-	v, ok := ss.told[row]
-	return v, ok
+// Claim leases up to n candidates of the current batch that are not told
+// and not leased (after Expire) to h until now + lease, in row order, and
+// returns their rows.
+func (ss *Session) Claim(now time.Time, n int, lease time.Duration, h Holder) ([]int, error) {
+	if _, err := ss.Expire(now); err != nil {
+		return nil, err
+	}
+	op, rows := claimOp(ss.b, now, n, lease, h, nil)
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	return rows, ss.apply(op)
 }
 
-// NumTold is the number of values told of the current generation.
-func (ss *Session) NumTold() int { return len(ss.told) }
+// Renew extends to now + lease the leases of the candidates of ids that
+// are still pending (a lease that expired unnoticed is taken again) and
+// reports which are.
+func (ss *Session) Renew(now time.Time, ids []ID, lease time.Duration, h Holder) []bool {
+	op, pending := renewOp(ss.View, now, ids, lease, h, nil)
+	if len(op.Rows) > 0 {
+		ss.apply(op) // rows checked by renewOp
+	}
+	return pending
+}
+
+// Release ends the leases of the candidates of ids without counting an
+// attempt: their claimant gives them back unevaluated.
+func (ss *Session) Release(ids []ID) {
+	if op, ok := releaseOp(ss.View, ids, nil); ok {
+		ss.apply(op) // rows checked by releaseOp
+	}
+}
+
+// Payload returns the payload of the session's snapshot (Snapshot without
+// the container): the strategy and what is kept of past batches; the
+// current batch is the journal's.
+func (ss *Session) Payload() ([]byte, error) {
+	state, err := ss.s.MarshalBinary()
+	if err != nil {
+		return nil, err
+	}
+	ss.File.Strategy = state
+	return json.Marshal(&ss.File)
+}

@@ -3,11 +3,14 @@ package session
 import (
 	"bytes"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/hees-dev/hees/es"
+	"github.com/hees-dev/hees/internal/runspec"
 )
 
 func TestParseID(t *testing.T) {
@@ -48,40 +51,54 @@ func TestNewRunID(t *testing.T) {
 
 // newSession returns a hees session in 3 dimensions (7 candidates a
 // generation) with the given retries and policy.
-func newSession(t *testing.T, retries int, onError string) *Session {
+func newSession(t *testing.T, retries int, onError es.OnError) *Session {
 	t.Helper()
 	s, err := es.New("hees", es.Config{Dim: 3, Seed: 1, Sigma0: 2, Box: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ss, err := New(Settings{RunID: "0123abcd", Algo: "hees", Restarts: "none", Seed: 1, Retries: retries, OnError: onError}, s)
+	ss, err := New(Settings{RunID: "0123abcd", Spec: runspec.Spec{Algo: "hees", Restarts: "none", Seed: 1, Retries: retries, OnError: onError, LostLeases: 1}}, s)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return ss
 }
 
-// roundTrip saves ss and reads it back, as every command does.
+// roundTrip saves ss as a snapshot and a journal in a temporary directory,
+// records its current batch as the journal's header, and reads it back, as
+// the commands do.
 func roundTrip(t *testing.T, ss *Session) *Session {
 	t.Helper()
-	payload, err := ss.Payload()
+	snap, _, err := ss.Snapshot()
 	if err != nil {
 		t.Fatal(err)
 	}
-	back, err := Parse(payload)
+	h := ss.migratedHeader(snap) // the header with the batch so far
+	journal, err := encodeJournal(&h)
 	if err != nil {
-		t.Fatalf("%v\n%s", err, payload)
+		t.Fatal(err)
+	}
+	st := Store{Path: filepath.Join(t.TempDir(), "run.hees")}
+	if err := os.WriteFile(st.Path, snap, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(JournalPath(st.Path), journal, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	back, err := st.LoadSession()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, journal)
 	}
 	return back
 }
 
 func TestClaimLeases(t *testing.T) {
-	ss := newSession(t, 1, OnErrorNaN)
+	ss := newSession(t, 1, es.OnErrorWorst)
 	now := time.Unix(1000, 0)
 	const lease = 200 * time.Millisecond
 	seen := map[int]bool{}
 	for range 4 {
-		rows, err := ss.Claim(now, 1, lease)
+		rows, err := ss.Claim(now, 1, lease, Holder{})
 		if err != nil || len(rows) != 1 || seen[rows[0]] {
 			t.Fatalf("Claim = %v, %v; claimed before: %v", rows, err, seen)
 		}
@@ -91,7 +108,7 @@ func TestClaimLeases(t *testing.T) {
 	if got := ss.Leased(now); got != 4 {
 		t.Errorf("Leased = %d, want 4", got)
 	}
-	rows, _ := ss.Claim(now, 10, lease)
+	rows, _ := ss.Claim(now, 10, lease, Holder{})
 	if len(rows) != 3 || ss.Claimable(now) != 0 {
 		t.Fatalf("claiming the rest: %v, claimable %d", rows, ss.Claimable(now))
 	}
@@ -103,31 +120,31 @@ func TestClaimLeases(t *testing.T) {
 		t.Fatal(err)
 	}
 	later := now.Add(lease)
-	if pending := ss.Renew(now.Add(lease/2), []ID{ss.ID(0), ss.ID(1), {Run: "ffffffff", Row: 2}}, lease); pending[0] || !pending[1] || pending[2] {
+	if pending := ss.Renew(now.Add(lease/2), []ID{ss.ID(0), ss.ID(1), {Run: "ffffffff", Row: 2}}, lease, Holder{}); pending[0] || !pending[1] || pending[2] {
 		t.Errorf("Renew reported %v, want only row 1 pending", pending)
 	}
 	if got := ss.Claimable(later); got != 5 {
 		t.Errorf("after the leases expired, %d claimable, want 5 (rows 2 to 6)", got)
 	}
-	rows, err := ss.Claim(later, 10, lease)
+	rows, err := ss.Claim(later, 10, lease, Holder{})
 	if err != nil || len(rows) != 5 || rows[0] != 2 {
 		t.Fatalf("claim after the expiry: %v, %v", rows, err)
 	}
 	for _, row := range rows {
-		if ss.File.Failures[row] != 1 {
-			t.Errorf("row %d: %d failed attempts after one expired lease", row, ss.File.Failures[row])
+		if ss.Attempts(row).Lost != 1 {
+			t.Errorf("row %d: %d failed attempts after one expired lease", row, ss.Attempts(row).Lost)
 		}
 	}
-	if ss.File.Failures[1] != 0 {
+	if ss.Attempts(1).Failed != 0 {
 		t.Error("the renewed lease counted a failure")
 	}
 	ss.Release([]ID{ss.ID(2)})
-	if got := ss.Claimable(later); got != 1 || ss.File.Failures[2] != 1 {
-		t.Errorf("after Release: %d claimable, %d failures; want 1, 1", got, ss.File.Failures[2])
+	if got := ss.Claimable(later); got != 1 || ss.Attempts(2).Lost != 1 {
+		t.Errorf("after Release: %d claimable, %d failures; want 1, 1", got, ss.Attempts(2).Lost)
 	}
 	// A second expiry exceeds the retry: the rows are told NaN; the
 	// renewed row 1 and the released row 2 are claimed again.
-	rows, err = ss.Claim(later.Add(lease), 10, lease)
+	rows, err = ss.Claim(later.Add(lease), 10, lease, Holder{})
 	if err != nil || len(rows) != 2 || rows[0] != 1 || rows[1] != 2 {
 		t.Fatalf("claim after the second expiry: %v, %v", rows, err)
 	}
@@ -139,8 +156,8 @@ func TestClaimLeases(t *testing.T) {
 	if err := ss.Apply(Told{Values: map[int]float64{1: 3, 2: 2}}); err != nil {
 		t.Fatal(err)
 	}
-	if ss.Strategy().Generation() != 1 || len(ss.File.Leases) != 0 || len(ss.File.Failures) != 0 {
-		t.Errorf("after the generation: generation %d, leases %v, failures %v", ss.Strategy().Generation(), ss.File.Leases, ss.File.Failures)
+	if ss.Strategy().Generation() != 1 || ss.Leased(later) != 0 || ss.Attempts(3) != (Attempts{}) {
+		t.Errorf("after the generation: generation %d, %d leased, attempts %v", ss.Strategy().Generation(), ss.Leased(later), ss.Attempts(3))
 	}
 	if x, f := ss.Best(); f != 2 || x == nil {
 		t.Errorf("best %v at %v, want 2", f, x)
@@ -149,7 +166,7 @@ func TestClaimLeases(t *testing.T) {
 }
 
 func TestFailurePolicyStop(t *testing.T) {
-	ss := newSession(t, 0, OnErrorStop)
+	ss := newSession(t, 0, es.OnErrorStop)
 	if err := ss.Apply(Told{Values: map[int]float64{0: 4, 1: -1}}); err != nil {
 		t.Fatal(err)
 	}
@@ -183,4 +200,21 @@ func TestFailurePolicyStop(t *testing.T) {
 			t.Errorf("%q: %v, want problem %d", in, bad, want)
 		}
 	}
+}
+
+// newSessionDim returns a hees2 session in d dimensions.
+func newSessionDim(t *testing.T, d int) *Session { return newSessionDimTB(t, d) }
+
+// newSessionDimTB is newSessionDim for a test or a fuzz target.
+func newSessionDimTB(t testing.TB, d int) *Session {
+	t.Helper()
+	s, err := es.New("hees2", es.Config{Dim: d, Seed: 1, Sigma0: 2, Box: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ss, err := New(Settings{RunID: "0123abcd", Spec: runspec.Spec{Algo: "hees2", Restarts: "none", Seed: 1, Retries: 1, LostLeases: 1}}, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ss
 }

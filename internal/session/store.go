@@ -1,20 +1,27 @@
 package session
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/hees-dev/hees/es"
 	"github.com/hees-dev/hees/internal/atomicfile"
+	"github.com/hees-dev/hees/internal/boundedfile"
+	"github.com/hees-dev/hees/internal/statefile"
 )
 
-// LockNoticeAfter is how long a Store waits for the lock of its state file
-// before it calls its Waiting.
+// LockNoticeAfter is how long a Store waits for the lock of its run before
+// it calls its Waiting.
 const LockNoticeAfter = 3 * time.Second
 
 // MissingError reports a state file that does not exist.
@@ -25,112 +32,739 @@ func (e *MissingError) Error() string {
 	return fmt.Sprintf("state file %s does not exist (create it with hees init)", e.Path)
 }
 
-// Store is the state file of an ask/tell run at Path. Load reads it
-// without the lock (a state file is replaced atomically, so it reads one
-// complete version); the other methods change it under its lock file
-// FILE.lock. A missing state file is a *MissingError.
+// Store is an ask/tell run on disk: the snapshot at Path, the journal
+// Path.journal, and the lock, flock(2) on Path.lock or the lock file
+// Path.lk (see the package doc). Load reads it without the lock; the
+// other methods change it under the lock. A missing state file is a
+// *MissingError.
+//
+// The processes of one machine keep one replica of each run they use: the
+// journal as they last read it, so that each operation reads only what
+// was appended since. Its operations are serialised within the process,
+// and across processes by the lock.
 type Store struct {
 	Path string
 	// Waiting, when not nil, is called once, from another goroutine, when
 	// the lock is still held by another process LockNoticeAfter after a
-	// method started to wait for it; the method goes on waiting until its
+	// method started to wait for it, with the lock file and who holds it
+	// (as far as it is known); the method goes on waiting until its
 	// context is done.
-	Waiting func()
+	Waiting func(lock, holder string)
+	// Warn, when not nil, hears of what does not stop an operation: a torn
+	// record cut off, a stale lock broken.
+	Warn func(msg string)
+	// Stale is the stale bound of the lock file (atomicfile.FileLock), 0:
+	// atomicfile.DefaultStale.
+	Stale time.Duration
+	// Background, on a local file system, lets an operation return before
+	// its records are flushed to disk: a goroutine of the process flushes
+	// them a moment later (on other file systems they are flushed under
+	// the lock anyway, for the other machines to see them). A worker sets
+	// it: a power loss in that moment costs it what a crash of the worker
+	// costs (its leases expire, a value is evaluated again), while a
+	// command that reports a tell to its caller (hees tell) must not.
+	Background bool
+	// Own, when not nil, reports the candidates that the calling process
+	// holds and knows to be alive (being evaluated, or being told): a claim
+	// does not count their leases as lost, nor hand them out, even when
+	// the leases have run out because the process was slow to renew them.
+	// Other processes still do, once the leases expire.
+	Own func(ID) bool
 }
 
-// Load reads the state file.
-func (st Store) Load() (*Session, error) {
-	ss, err := Read(st.Path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, &MissingError{st.Path}
-	}
-	return ss, err
+// JournalPath is the journal of the run whose snapshot is at path.
+func JournalPath(path string) string { return path + ".journal" }
+
+// replica is what a process knows of a run.
+type replica struct {
+	mu    sync.Mutex
+	view  *View       // nil: to be read
+	info  os.FileInfo // of the journal read
+	head  []byte      // its first line's checksum, to recognise it
+	off   int64       // the bytes of the journal replayed: its header and valid records
+	torn  bool        // bytes after off that are not a valid record
+	dirty bool        // the journal must be flushed to disk (written since the last flush)
+
+	// sess is the session of the snapshot this process wrote last (epoch
+	// sessEpoch, sessSize bytes, checksum sessCRC), kept for its next fold.
+	sess      *Session
+	sessEpoch uint64
+
+	// snapInfo is the snapshot checked last (snapSize bytes, checksum
+	// snapCRC), nil when none is known.
+	snapInfo os.FileInfo
+	snapSize int64
+	snapCRC  uint32
+	// localOnce and isLocal: whether the run is on a local file system
+	// (atomicfile.LocalFS), asked once.
+	localOnce sync.Once
+	isLocal   bool
+	path      string
+
+	flushOnce sync.Once
+	flushReq  chan string // journals to flush, for Background
+	sessSize  int64
+	sessCRC   uint32
 }
 
-// lock runs fn while holding the lock of the state file, under which
-// every write of the state file happens.
-func (st Store) lock(ctx context.Context, fn func() error) (err error) {
-	if st.Waiting != nil {
-		var (
-			mu      sync.Mutex
-			stopped bool
-		)
-		timer := time.AfterFunc(LockNoticeAfter, func() {
-			mu.Lock()
-			defer mu.Unlock()
-			if !stopped {
-				st.Waiting()
-			}
-		})
-		stopNotice := func() {
-			mu.Lock()
-			stopped = true
-			mu.Unlock()
-			timer.Stop()
-		}
-		defer stopNotice()
-		inner := fn
-		fn = func() error {
-			stopNotice()
-			return inner()
-		}
+// replicas holds the replica of each run, by the absolute path of its
+// snapshot.
+var replicas sync.Map
+
+// replica returns the process's replica of the run.
+func (st Store) replica() *replica {
+	key, err := filepath.Abs(st.Path)
+	if err != nil {
+		key = st.Path
 	}
-	unlock, err := atomicfile.Lock(ctx, st.Path+".lock")
+	r, _ := replicas.LoadOrStore(key, &replica{path: key})
+	return r.(*replica)
+}
+
+// Load returns the run as its files have it now, read without the lock.
+// The View is a copy that nothing else changes.
+func (st Store) Load() (*View, error) {
+	rep := st.replica()
+	rep.mu.Lock()
+	defer rep.mu.Unlock()
+	v, err := st.refresh(rep, false)
+	if err != nil {
+		return nil, err
+	}
+	// The snapshot is checked whole (its checksum), as the commands that
+	// show the run read it: a damaged snapshot is said at once, not at the
+	// next fold. Pollers do not pay for it.
+	data, err := boundedfile.Read(st.Path, statefile.MaxFileSize)
+	if err != nil {
+		return nil, err
+	}
+	if kind, _, err := statefile.Decode(data); err != nil {
+		return nil, fmt.Errorf("%s: %w", st.Path, err)
+	} else if kind != Kind && kind != kindV2 {
+		return nil, fmt.Errorf("%s: %w", st.Path, kindError(kind))
+	}
+	return v.clone(), nil
+}
+
+// peek calls fn with the replica's view brought up to date, without the
+// lock and without copying it; fn must not keep it. A journal that does not
+// belong to the snapshot (a fold under way) is errStale.
+func (st Store) peek(fn func(v *View)) error {
+	rep := st.replica()
+	rep.mu.Lock()
+	defer rep.mu.Unlock()
+	err := st.readJournal(rep)
+	if err == nil {
+		err = st.checkSnapshot(rep)
+	}
+	if err != nil {
+		rep.view = nil
+		return err
+	}
+	fn(rep.view)
+	return nil
+}
+
+// LoadSession returns the run with its strategy: the snapshot, and the
+// current batch as the journal has it. It reads the whole snapshot; hees
+// status and the workers need only Load.
+func (st Store) LoadSession() (*Session, error) {
+	rep := st.replica()
+	rep.mu.Lock()
+	defer rep.mu.Unlock()
+	v, err := st.refresh(rep, false)
+	if err != nil {
+		return nil, err
+	}
+	ss, _, err := st.readSnapshot()
+	if err != nil {
+		return nil, err
+	}
+	if ss.File.Epoch != v.Epoch {
+		// A fold between the two reads: the snapshot is newer.
+		return ss, nil
+	}
+	ss.View = v.clone()
+	return ss, nil
+}
+
+// readSnapshot reads and decodes the snapshot.
+func (st Store) readSnapshot() (*Session, []byte, error) {
+	data, err := boundedfile.Read(st.Path, statefile.MaxFileSize)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, &MissingError{st.Path}
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	ss, err := Decode(data)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", st.Path, err)
+	}
+	return ss, data, nil
+}
+
+// errStale reports a journal that does not belong to the snapshot: missing,
+// or left behind by a fold that did not finish, or the snapshot is of
+// version 2. Under the lock it is made anew; without, the view is built
+// from the snapshot.
+var errStale = errors.New("the journal does not belong to the snapshot")
+
+// refresh brings the replica up to date with the files and returns its
+// view. Without the lock (locked false) a stale journal gives the view
+// built from the snapshot, and the replica is left unread; under the lock
+// the journal is made anew.
+func (st Store) refresh(rep *replica, locked bool) (*View, error) {
+	err := st.readJournal(rep)
+	if err == nil {
+		err = st.checkSnapshot(rep)
+	}
+	if err == nil {
+		return rep.view, nil
+	}
+	rep.view = nil
+	if !errors.Is(err, errStale) {
+		return nil, err
+	}
+	ss, snap, err := st.readSnapshot()
+	if err != nil {
+		return nil, err
+	}
+	if !locked {
+		return ss.View, nil
+	}
+	if err := st.checkOrphan(ss); err != nil {
+		return nil, err
+	}
+	return st.writeJournal(rep, ss, snap)
+}
+
+// checkOrphan refuses to replace a journal that is of the snapshot's run
+// and not older than it: then the snapshot, not the journal, is what does
+// not fit.
+func (st Store) checkOrphan(ss *Session) error {
+	data, err := readPrefix(JournalPath(st.Path), maxJournalLine)
+	if err != nil {
+		return nil // missing or unreadable: made anew
+	}
+	h, _, err := decodeHeader(data)
+	if err != nil {
+		if errors.Is(err, errNotJournal) && len(data) > 0 {
+			return fmt.Errorf("%s: %w", JournalPath(st.Path), err)
+		}
+		return nil
+	}
+	if h.RunID == ss.File.RunID && h.Epoch >= ss.File.Epoch && ss.File.Epoch > 1 {
+		return fmt.Errorf("%s holds epoch %d of run %s, but the snapshot %s holds epoch %d: the snapshot was replaced by an older one or damaged",
+			JournalPath(st.Path), h.Epoch, h.RunID, st.Path, ss.File.Epoch)
+	}
+	return nil
+}
+
+// readPrefix reads at most limit bytes of the regular file at path.
+func readPrefix(path string, limit int64) ([]byte, error) {
+	f, err := openRegular(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, limit))
+}
+
+// openRegular opens the file at path for reading, refusing anything but a
+// regular file: it opens without blocking (a named pipe without a writer
+// would block a plain open) and checks what it opened.
+func openRegular(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	info, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !info.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w (it is %s)", path, boundedfile.ErrNotRegular, boundedfile.Kind(info.Mode()))
+	}
+	return f, nil
+}
+
+// readJournal reads what was appended to the journal since the replica
+// last read it, or the whole journal when it was replaced.
+func (st Store) readJournal(rep *replica) error {
+	path := JournalPath(st.Path)
+	f, err := openRegular(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return errStale
+	}
 	if err != nil {
 		return err
 	}
-	atomicfile.RemoveStaleTemps(st.Path) // best effort: a leftover is only clutter
-	defer func() {
-		if uerr := unlock(); err == nil {
-			err = uerr
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if info.Size() > statefile.MaxFileSize {
+		return fmt.Errorf("%s: %w: %d bytes", path, boundedfile.ErrTooLarge, info.Size())
+	}
+	if rep.view != nil && os.SameFile(info, rep.info) && info.Size() >= rep.off && sameHead(f, rep.head) {
+		if info.Size() == rep.off {
+			rep.torn = false
+			return nil
 		}
-	}()
-	return fn()
+		data := make([]byte, info.Size()-rep.off)
+		n, err := f.ReadAt(data, rep.off)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return err
+		}
+		return st.replayInto(rep, data[:n])
+	}
+	data, err := io.ReadAll(io.LimitReader(f, statefile.MaxFileSize))
+	if err != nil {
+		return err
+	}
+	h, n, err := decodeHeader(data)
+	if err != nil {
+		// A journal is written whole (renamed into place) before anything
+		// is appended, so a header that does not decode was damaged or
+		// made by hand: nothing of it is guessed.
+		return fmt.Errorf("%s: corrupt journal: %w", path, err)
+	}
+	rep.view, rep.info, rep.off = newView(h), info, int64(n)
+	rep.head = slices.Clone(data[len(journalMagic)+1 : len(journalMagic)+9])
+	return st.replayInto(rep, data[n:])
 }
 
-// Create writes ss as the state file of a new run. It refuses to replace
-// an existing file unless force is true.
-func (st Store) Create(ctx context.Context, ss *Session, force bool) error {
-	return st.lock(ctx, func() error {
-		if _, err := os.Lstat(st.Path); err == nil && !force {
-			return fmt.Errorf("%s exists (use -force to replace it)", st.Path)
-		}
-		return ss.Save(st.Path)
-	})
+// replayInto applies the records of data, which follows what rep has read.
+func (st Store) replayInto(rep *replica, data []byte) error {
+	used, torn, err := rep.view.replay(data)
+	rep.off += int64(used)
+	rep.torn = torn
+	if err != nil {
+		rep.view = nil
+		return fmt.Errorf("%s: corrupt journal: %v", JournalPath(st.Path), err)
+	}
+	return nil
 }
 
-// Update runs fn on the session of the state file under its lock, and
-// saves the session when fn reports a change. A missing state file is
-// reported before the lock is taken, which would create FILE.lock.
-func (st Store) Update(ctx context.Context, fn func(*Session) (changed bool, err error)) error {
-	if _, err := os.Stat(st.Path); errors.Is(err, os.ErrNotExist) {
+// sameHead reports whether the journal f opens with the checksum head:
+// the journal read before, not another that got its inode number.
+func sameHead(f *os.File, head []byte) bool {
+	got := make([]byte, len(head))
+	if _, err := f.ReadAt(got, int64(len(journalMagic)+1)); err != nil {
+		return false
+	}
+	return bytes.Equal(got, head)
+}
+
+// checkSnapshot reports errStale when the snapshot is not the one the
+// journal of the replica's view belongs to: its size or its checksum (the
+// last 4 bytes) differ. On a local file system, where a stat sees at once
+// a file renamed into place, a snapshot that is the file checked last
+// (same inode, size and modification time) is not read again.
+func (st Store) checkSnapshot(rep *replica) error {
+	v := rep.view
+	if rep.local() && rep.snapInfo != nil && rep.snapSize == v.SnapSize && rep.snapCRC == v.SnapCRC {
+		if info, err := os.Stat(st.Path); err == nil && os.SameFile(info, rep.snapInfo) &&
+			info.Size() == rep.snapInfo.Size() && info.ModTime().Equal(rep.snapInfo.ModTime()) {
+			return nil
+		}
+	}
+	rep.snapInfo = nil
+	f, err := openRegular(st.Path)
+	if errors.Is(err, fs.ErrNotExist) {
 		return &MissingError{st.Path}
 	}
-	return st.lock(ctx, func() error {
-		ss, err := st.Load()
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	var sum [4]byte
+	if info.Size() != v.SnapSize {
+		return errStale
+	}
+	if _, err := f.ReadAt(sum[:], info.Size()-4); err != nil {
+		return err
+	}
+	if snapCRC(sum[:]) != v.SnapCRC {
+		return errStale
+	}
+	rep.snapInfo, rep.snapSize, rep.snapCRC = info, v.SnapSize, v.SnapCRC
+	return nil
+}
+
+// writeJournal writes the journal of the session ss, whose snapshot holds
+// snap (written already), and makes it the replica's. A session read from
+// a state file of version 2 first gets its snapshot of version 3.
+func (st Store) writeJournal(rep *replica, ss *Session, snap []byte) (*View, error) {
+	st.removeStaleTemps()
+	var h Header
+	if kind, _, _ := statefile.Decode(snap); kind == kindV2 {
+		var err error
+		if snap, _, err = ss.Snapshot(); err != nil {
+			return nil, err
+		}
+		h = ss.migratedHeader(snap)
+		if err := atomicfile.WriteFile(st.Path, snap, 0o644); err != nil {
+			return nil, err
+		}
+	} else {
+		h = ss.header(snap)
+	}
+	journal, err := encodeJournal(&h)
+	if err != nil {
+		return nil, err
+	}
+	if err := atomicfile.WriteFile(JournalPath(st.Path), journal, 0o644); err != nil {
+		return nil, err
+	}
+	rep.view = nil
+	if err := st.readJournal(rep); err != nil {
+		return nil, err
+	}
+	return rep.view, nil
+}
+
+// op is an operation under the lock: it reads the view, and appends
+// records with w.add (which applies them to the view), and may fold.
+type op func(w *writer) error
+
+// writer holds the records an operation appends.
+type writer struct {
+	st     Store
+	rep    *replica
+	buf    []byte
+	folded bool
+}
+
+// view is the current view of the run.
+func (w *writer) view() *View { return w.rep.view }
+
+// add applies the record r to the view and queues it for writing.
+func (w *writer) add(r record) error {
+	v := w.rep.view
+	r.Seq, r.Epoch = v.seq+1, v.Epoch
+	if err := applyOp(v.b, r); err != nil {
+		return err
+	}
+	v.seq++
+	var err error
+	w.buf, err = appendLine(w.buf, "", &r)
+	return err
+}
+
+// flush appends the queued records to the journal, cutting off a torn
+// record first.
+func (w *writer) flush() error {
+	if len(w.buf) == 0 && !w.rep.torn {
+		return nil
+	}
+	f, err := os.OpenFile(JournalPath(w.st.Path), os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if w.rep.torn {
+		if err := f.Truncate(w.rep.off); err != nil {
+			return err
+		}
+		if w.st.Warn != nil {
+			w.st.Warn(fmt.Sprintf("%s: cut off a torn record after byte %d (a write that did not finish)", JournalPath(w.st.Path), w.rep.off))
+		}
+		w.rep.torn = false
+	}
+	if len(w.buf) == 0 {
+		return nil
+	}
+	if _, err := f.WriteAt(w.buf, w.rep.off); err != nil {
+		f.Truncate(w.rep.off) // best effort: a record cut short is ignored anyway
+		return err
+	}
+	w.rep.off += int64(len(w.buf))
+	w.buf = w.buf[:0]
+	w.rep.dirty = true
+	return nil
+}
+
+// fold folds the batch of the view, which its journal says is done, into a
+// new snapshot and journal: the queued records are appended first, so that
+// a crash before the new snapshot loses nothing that a process saw. They
+// are not flushed to disk first: the snapshot, flushed before it replaces
+// the old one, holds their values; a power loss before that loses only
+// records whose operations had not reported success yet.
+func (w *writer) fold(now time.Time) error {
+	if err := w.flush(); err != nil {
+		return err
+	}
+	v := w.rep.view
+	// The session this process folded last is the snapshot's when the
+	// snapshot (checked under the lock against the journal) is the one it
+	// wrote: then it need not be read and decoded again, O(d^2) bytes.
+	ss := w.rep.sess
+	w.rep.sess = nil
+	if ss == nil || w.rep.sessEpoch != v.Epoch || w.rep.sessSize != v.SnapSize || w.rep.sessCRC != v.SnapCRC {
+		var snap []byte
+		var err error
+		if ss, snap, err = w.st.readSnapshot(); err != nil {
+			return err
+		}
+		if ss.File.Epoch != v.Epoch || int64(len(snap)) != v.SnapSize || snapCRC(snap) != v.SnapCRC {
+			return fmt.Errorf("%s changed under the lock", w.st.Path)
+		}
+	}
+	ss.View = v
+	if err := ss.fold(now); err != nil {
+		return err
+	}
+	snap, h, err := ss.Snapshot()
+	if err != nil {
+		return err
+	}
+	w.st.removeStaleTemps()
+	if err := atomicfile.WriteFile(w.st.Path, snap, 0o644); err != nil {
+		return err
+	}
+	journal, err := encodeJournal(&h)
+	if err != nil {
+		return err
+	}
+	path := JournalPath(w.st.Path)
+	if err := atomicfile.WriteFile(path, journal, 0o644); err != nil {
+		return err
+	}
+	w.folded = true
+	// The new journal is the replica's: its header need not be decoded
+	// again.
+	info, err := os.Stat(path)
+	if err != nil {
+		w.rep.view = nil
+		return err
+	}
+	w.rep.view, w.rep.info, w.rep.off, w.rep.torn = newView(h), info, int64(len(journal)), false
+	w.rep.head = slices.Clone(journal[len(journalMagic)+1 : len(journalMagic)+9])
+	w.rep.sess, w.rep.sessEpoch, w.rep.sessSize, w.rep.sessCRC = ss, ss.File.Epoch, int64(len(snap)), snapCRC(snap)
+	return nil
+}
+
+// sync flushes the journal to disk when it was written since the last
+// flush.
+func (w *writer) sync() error {
+	if !w.rep.dirty {
+		return nil
+	}
+	f, err := os.OpenFile(JournalPath(w.st.Path), os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := fdatasync(f); err != nil {
+		return err
+	}
+	w.rep.dirty = false
+	return nil
+}
+
+// fdatasync flushes the data of f (and the size it needs) to disk.
+func fdatasync(f *os.File) error {
+	for {
+		err := syscall.Fdatasync(int(f.Fd()))
+		if !errors.Is(err, syscall.EINTR) {
+			return err
+		}
+	}
+}
+
+// update runs fn under the lock of the run, appends the records it added,
+// and folds the batch when they complete it (fn may go on in the next
+// batch: w.foldIfDone). A missing state file is reported before the lock
+// is taken, which would create the lock file.
+func (st Store) update(ctx context.Context, fn op) error {
+	if _, err := os.Stat(st.Path); errors.Is(err, fs.ErrNotExist) {
+		return &MissingError{st.Path}
+	}
+	rep := st.replica()
+	rep.mu.Lock()
+	for {
+		mode, err := st.lockMode(rep)
+		if err != nil {
+			rep.mu.Unlock()
+			return err
+		}
+		held, err := st.lock(ctx, mode)
+		if err != nil {
+			rep.mu.Unlock()
+			return err
+		}
+		again, err := st.locked(rep, mode, held, fn)
+		if uerr := held.unlock(); err == nil && uerr != nil {
+			err = uerr
+		}
+		if err != nil {
+			rep.view = nil
+			rep.mu.Unlock()
+			return err
+		}
+		if !again {
+			break
+		}
+	}
+	dirty := rep.dirty
+	rep.dirty = false
+	rep.mu.Unlock()
+	if !dirty {
+		return nil
+	}
+	if st.Background {
+		rep.flushLater(JournalPath(st.Path))
+		return nil
+	}
+	// Local file systems: the records are seen by every process of the
+	// machine once written, and flushed to disk after the lock is
+	// released, so that the flushes of several processes overlap; a flush
+	// covers every record before the flushed one. Other file systems are
+	// flushed before the release (locked).
+	f, err := os.OpenFile(JournalPath(st.Path), os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return fdatasync(f)
+}
+
+// locked is update's work under the lock: it reports again when the run's
+// lock turned out to be another one than the one taken (hees init -force
+// chose another), to be taken anew.
+func (st Store) locked(rep *replica, mode string, held heldLock, fn op) (again bool, err error) {
+	v, err := st.refresh(rep, true)
+	if err != nil {
+		return false, err
+	}
+	if v.Lock != mode {
+		return true, nil
+	}
+	w := &writer{st: st, rep: rep}
+	if err := w.foldIfDone(); err != nil {
+		return false, err
+	}
+	if err := fn(w); err != nil {
+		return false, err
+	}
+	if err := w.foldIfDone(); err != nil {
+		return false, err
+	}
+	if err := held.check(); err != nil {
+		return false, err
+	}
+	if err := w.flush(); err != nil {
+		return false, err
+	}
+	if !rep.local() {
+		return false, w.sync()
+	}
+	return false, nil
+}
+
+// foldIfDone folds the batch when its journal says it is done: complete,
+// or stopped by the policy (by this operation, or by one whose process
+// ended before it folded).
+func (w *writer) foldIfDone() error {
+	if v := w.rep.view; v.b.done() && v.Header.Stop == "" {
+		return w.fold(time.Now())
+	}
+	return nil
+}
+
+// lockMode returns the lock of the run: the journal's, or the snapshot's.
+func (st Store) lockMode(rep *replica) (string, error) {
+	if rep.view != nil {
+		return rep.view.Lock, nil // checked again under the lock
+	}
+	v, err := st.refresh(rep, false)
+	if err != nil {
+		return "", err
+	}
+	return v.Lock, nil
+}
+
+// Create writes ss as the run of a new state file. It refuses to replace
+// an existing file unless force is true; with force, it takes the lock of
+// the run it replaces as well.
+func (st Store) Create(ctx context.Context, ss *Session, force bool) error {
+	if _, err := os.Lstat(st.Path); err == nil && !force {
+		return fmt.Errorf("%s exists (use -force to replace it)", st.Path)
+	}
+	rep := st.replica()
+	rep.mu.Lock()
+	defer rep.mu.Unlock()
+	rep.sess = nil
+	modes := []string{ss.File.Lock}
+	if old, err := st.refresh(rep, false); err == nil && old.Lock != ss.File.Lock {
+		modes = append(modes, old.Lock)
+	}
+	slices.Sort(modes) // always in the same order, so two inits cannot deadlock
+	var helds []heldLock
+	defer func() {
+		for _, h := range helds {
+			h.unlock()
+		}
+	}()
+	for _, mode := range modes {
+		held, err := st.lock(ctx, mode)
 		if err != nil {
 			return err
 		}
-		changed, err := fn(ss)
-		if err != nil || !changed {
-			return err
-		}
-		return ss.Save(st.Path)
-	})
+		helds = append(helds, held)
+	}
+	if _, err := os.Lstat(st.Path); err == nil && !force {
+		return fmt.Errorf("%s exists (use -force to replace it)", st.Path)
+	}
+	snap, h, err := ss.Snapshot()
+	if err != nil {
+		return err
+	}
+	if err := atomicfile.WriteFile(st.Path, snap, 0o644); err != nil {
+		return err
+	}
+	journal, err := encodeJournal(&h)
+	if err != nil {
+		return err
+	}
+	rep.view = nil
+	return atomicfile.WriteFile(JournalPath(st.Path), journal, 0o644)
 }
 
 // Tell checks lines (read by ReadTold, which found the lines of bad bad)
 // against the run and, unless a line blocks the tell (Blocking), applies
 // them. It returns the bad lines and those that Check finds.
 func (st Store) Tell(ctx context.Context, lines []Line, bad []BadLine) ([]BadLine, error) {
-	err := st.Update(ctx, func(ss *Session) (bool, error) {
-		told, invalid := ss.Check(lines)
-		if bad = append(bad, invalid...); Blocking(bad) || len(told.Values)+len(told.Failed) == 0 {
-			return false, nil // nothing to apply, or bad lines: apply nothing
+	err := st.update(ctx, func(w *writer) error {
+		told, invalid := w.view().Check(lines)
+		if bad = append(bad, invalid...); Blocking(bad) {
+			return nil // bad lines: apply nothing
 		}
-		return true, ss.Apply(told)
+		return w.tell(told)
 	})
 	return bad, err
+}
+
+// tell appends the records of t, until the batch is done.
+func (w *writer) tell(t Told) error {
+	for _, r := range toldOps(t) {
+		if w.view().b.done() {
+			break
+		}
+		if err := w.add(r); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Candidate is a candidate leased by a claim.
@@ -143,35 +777,59 @@ type Candidate struct {
 type Claimed struct {
 	Candidates []Candidate // the candidates leased to the caller
 	Stop       es.Reason   // the stop of the run, "" while it goes on
+	StopDetail string      // what stopped it, for a stop by the failure policy
 	Bad        []BadLine   // the problems of the lines told
 }
 
-// Claim applies the told lines (none: nil) unless one of them blocks,
-// expires the leases that have run out, and leases up to n candidates to
-// the caller for lease. The state file is written only when something
+// Claim applies the told lines (none: nil; failures with why) unless one
+// of them blocks, records the leases that have expired, and leases up to n
+// candidates to h for lease. The journal is written only when something
 // changed.
-func (st Store) Claim(ctx context.Context, told []Line, n int, lease time.Duration) (Claimed, error) {
+func (st Store) Claim(ctx context.Context, told []Line, why map[ID]string, n int, lease time.Duration, h Holder) (Claimed, error) {
 	var c Claimed
-	err := st.Update(ctx, func(ss *Session) (bool, error) {
+	err := st.update(ctx, func(w *writer) error {
 		if len(told) > 0 {
 			var t Told
-			if t, c.Bad = ss.Check(told); !Blocking(c.Bad) {
-				if err := ss.Apply(t); err != nil {
-					return false, err
+			if t, c.Bad = w.view().Check(told); !Blocking(c.Bad) {
+				t.Why = map[int]string{}
+				for id, msg := range why {
+					t.Why[id.Row] = msg
+				}
+				if err := w.tell(t); err != nil {
+					return err
+				}
+				if err := w.foldIfDone(); err != nil {
+					return err
 				}
 			}
 		}
 		now := time.Now()
-		expired, err := ss.Expire(now)
-		if err != nil {
-			return false, err
+		for _, r := range expireOps(w.view().b, now) {
+			if w.view().b.done() {
+				break
+			}
+			if st.Own != nil && st.Own(w.view().ID(r.Rows[0])) {
+				continue // this process's own, alive: not lost
+			}
+			if err := w.add(r); err != nil {
+				return err
+			}
 		}
-		rows := ss.claim(now, n, lease)
+		if err := w.foldIfDone(); err != nil {
+			return err
+		}
+		v := w.view()
+		r, rows := claimOp(v.b, now, n, lease, h, st.own(v))
+		if len(rows) > 0 {
+			if err := w.add(r); err != nil {
+				return err
+			}
+		}
 		for _, row := range rows {
-			c.Candidates = append(c.Candidates, Candidate{ss.ID(row), slices.Clone(ss.Candidate(row))})
+			c.Candidates = append(c.Candidates, Candidate{v.ID(row), slices.Clone(v.Candidate(row))})
 		}
-		c.Stop = ss.File.Stop
-		return len(told) > 0 || len(rows) > 0 || expired > 0, nil
+		c.Stop, c.StopDetail = v.StopReason(), v.Header.StopDetail
+		return nil
 	})
 	return c, err
 }
@@ -179,10 +837,11 @@ func (st Store) Claim(ctx context.Context, told []Line, n int, lease time.Durati
 // ClaimWait claims up to n candidates, as Claim does with no told lines.
 // With wait, while none can be claimed and the run goes on, it waits for
 // one with a Poller and claims again.
-func (st Store) ClaimWait(ctx context.Context, n int, lease time.Duration, wait bool) (Claimed, error) {
-	poll := Poller{Path: st.Path}
+func (st Store) ClaimWait(ctx context.Context, n int, lease time.Duration, h Holder, wait bool) (Claimed, error) {
+	poll := Poller{Store: st}
+	defer poll.Close()
 	for {
-		got, err := st.Claim(ctx, nil, n, lease)
+		got, err := st.Claim(ctx, nil, nil, n, lease, h)
 		if err != nil || len(got.Candidates) > 0 || got.Stop != "" || !wait {
 			return got, err
 		}
@@ -192,96 +851,85 @@ func (st Store) ClaimWait(ctx context.Context, n int, lease time.Duration, wait 
 	}
 }
 
-// Renew renews the leases of ids for lease and reports which are still
-// pending.
-func (st Store) Renew(ctx context.Context, ids []ID, lease time.Duration) ([]bool, error) {
+// Renew renews the leases of ids and of the worker slots for lease, and
+// reports which ids are still pending.
+func (st Store) Renew(ctx context.Context, ids []ID, slots []int, lease time.Duration, h Holder) ([]bool, error) {
 	var pending []bool
-	err := st.Update(ctx, func(ss *Session) (bool, error) {
-		pending = ss.Renew(time.Now(), ids, lease)
-		return true, nil
+	err := st.update(ctx, func(w *writer) error {
+		var r record
+		r, pending = renewOp(w.view(), time.Now(), ids, lease, h, slots)
+		if len(r.Rows)+len(r.Slots) == 0 {
+			return nil
+		}
+		return w.add(r)
 	})
 	return pending, err
 }
 
-// Release gives the leases of ids back without counting a failed attempt.
-func (st Store) Release(ctx context.Context, ids []ID) error {
-	return st.Update(ctx, func(ss *Session) (bool, error) {
-		ss.Release(ids)
-		return true, nil
+// Release gives the leases of ids and the worker slots back without
+// counting an attempt.
+func (st Store) Release(ctx context.Context, ids []ID, slots []int) error {
+	return st.update(ctx, func(w *writer) error {
+		if r, ok := releaseOp(w.view(), ids, slots); ok {
+			return w.add(r)
+		}
+		return nil
 	})
 }
 
-// pollMin and pollMax bound the wait of a Poller between two looks at the
-// state file.
-const (
-	pollMin = 50 * time.Millisecond
-	pollMax = 2 * time.Second
-)
-
-// Poller waits, without the lock, for the state file at Path to offer a
-// candidate to claim, or to record a stop: it looks at the file from 50 ms
-// to 2 s apart (doubling while it does not change, and never past the next
-// lease expiry), reading it only when it has changed.
-type Poller struct {
-	Path string
-
-	backoff time.Duration
-	last    os.FileInfo
-}
-
-// Wait returns when a claim may find a candidate or the run has stopped,
-// or with ctx's error.
-func (p *Poller) Wait(ctx context.Context) error {
-	if p.backoff == 0 {
-		p.backoff = pollMin
-	}
-	var expiry time.Time
-	for {
-		delay := p.backoff
-		if !expiry.IsZero() {
-			delay = min(delay, max(time.Until(expiry), 0))
-		}
-		timer := time.NewTimer(delay)
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			return fmt.Errorf("waiting for a candidate: %w", ctx.Err())
-		case <-timer.C:
-		}
-		p.backoff = min(2*p.backoff, pollMax)
-		info, err := openStat(p.Path)
-		if err != nil {
-			return err
-		}
-		changed := p.last == nil || !os.SameFile(info, p.last) || !info.ModTime().Equal(p.last.ModTime())
-		if !changed && (expiry.IsZero() || time.Now().Before(expiry)) {
-			continue
-		}
-		p.last = info
-		ss, err := Store{Path: p.Path}.Load()
-		if err != nil {
-			return err
-		}
+// TakeSlots leases the n lowest worker slots free now to h for lease: the
+// indices HEES_WORKER gives the programs, unique among the workers of the
+// run while their leases last.
+func (st Store) TakeSlots(ctx context.Context, n int, lease time.Duration, h Holder) ([]int, error) {
+	var slots []int
+	err := st.update(ctx, func(w *writer) error {
 		now := time.Now()
-		if ss.File.Stop != "" || ss.Claimable(now) > 0 {
-			p.backoff = pollMin
-			return nil
-		}
-		if changed {
-			p.backoff = pollMin // the run moves: look again soon
-		}
-		expiry, _ = ss.NextExpiry(now)
+		slots = w.view().b.clone().takeSlots(n, now.UnixNano(), leaseEnd(now, lease), h)
+		return w.add(record{Op: opSlots, Slots: slots, Now: now.UnixNano(), Until: leaseEnd(now, lease), Holder: &h})
+	})
+	return slots, err
+}
+
+// removeStaleTemps removes the temporary files that a process killed while
+// it wrote the snapshot or the journal left, under the lock, best effort:
+// a leftover is only clutter. It lists the directory, so it runs only when
+// a fold or a recovery writes these files, not for every operation.
+func (st Store) removeStaleTemps() {
+	atomicfile.RemoveStaleTemps(st.Path)
+	atomicfile.RemoveStaleTemps(JournalPath(st.Path))
+}
+
+// flushLater flushes the journal at path to disk from a goroutine of the
+// replica: requests that come while a flush runs are served by one more
+// flush after it, which covers them all.
+func (rep *replica) flushLater(path string) {
+	rep.flushOnce.Do(func() {
+		rep.flushReq = make(chan string, 1)
+		go func() {
+			for p := range rep.flushReq {
+				if f, err := os.OpenFile(p, os.O_WRONLY, 0); err == nil {
+					fdatasync(f)
+					f.Close()
+				}
+			}
+		}()
+	})
+	select {
+	case rep.flushReq <- path:
+	default: // a flush is pending already, and will cover this write
 	}
 }
 
-// openStat returns the FileInfo of the file at path through an open file:
-// on NFS, opening revalidates the cached attributes (close-to-open
-// consistency), which a stat alone may not do for up to a minute.
-func openStat(path string) (os.FileInfo, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
+// local reports whether the run is on a local file system.
+func (rep *replica) local() bool {
+	rep.localOnce.Do(func() { rep.isLocal = atomicfile.LocalFS(filepath.Dir(rep.path)) })
+	return rep.isLocal
+}
+
+// own returns st.Own as a test of rows of v, nil without it.
+func (st Store) own(v *View) func(row int) bool {
+	if st.Own == nil {
+		return nil
 	}
-	defer f.Close()
-	return f.Stat()
+	return func(row int) bool { return st.Own(v.ID(row)) }
 }

@@ -10,13 +10,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hees-dev/hees/es"
 	"github.com/hees-dev/hees/internal/atomicfile"
 )
 
 // newStore creates the state file of newSession in a temporary directory.
-func newStore(t *testing.T, retries int, onError string) Store {
+func newStore(t *testing.T, retries int, onError es.OnError) Store {
 	t.Helper()
-	st := Store{Path: filepath.Join(t.TempDir(), "run.hees"), Waiting: func() { t.Error("Waiting called with the lock free") }}
+	st := Store{Path: filepath.Join(t.TempDir(), "run.hees"), Waiting: func(string, string) { t.Error("Waiting called with the lock free") }}
 	if err := st.Create(context.Background(), newSession(t, retries, onError), false); err != nil {
 		t.Fatal(err)
 	}
@@ -30,27 +31,27 @@ func TestStoreMissing(t *testing.T) {
 	if _, err := st.Load(); !errors.As(err, &me) || me.Path != st.Path {
 		t.Errorf("Load: %v, want a *MissingError", err)
 	}
-	if _, err := st.Claim(ctx, nil, 1, time.Hour); !errors.As(err, &me) || !strings.Contains(err.Error(), "create it with hees init") {
+	if _, err := st.Claim(ctx, nil, nil, 1, time.Hour, Holder{}); !errors.As(err, &me) || !strings.Contains(err.Error(), "create it with hees init") {
 		t.Errorf("Claim: %v, want a *MissingError", err)
 	}
 	if _, err := os.Lstat(st.Path + ".lock"); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a missing state file got a lock file: %v", err)
 	}
-	if err := st.Create(ctx, newSession(t, 0, OnErrorStop), false); err != nil {
+	if err := st.Create(ctx, newSession(t, 0, es.OnErrorStop), false); err != nil {
 		t.Fatal(err)
 	}
-	if err := st.Create(ctx, newSession(t, 0, OnErrorStop), false); err == nil || !strings.Contains(err.Error(), "use -force") {
+	if err := st.Create(ctx, newSession(t, 0, es.OnErrorStop), false); err == nil || !strings.Contains(err.Error(), "use -force") {
 		t.Errorf("Create over an existing file: %v", err)
 	}
-	if err := st.Create(ctx, newSession(t, 0, OnErrorStop), true); err != nil {
+	if err := st.Create(ctx, newSession(t, 0, es.OnErrorStop), true); err != nil {
 		t.Errorf("Create with force: %v", err)
 	}
 }
 
 func TestStoreTellClaim(t *testing.T) {
-	st := newStore(t, 1, OnErrorNaN)
+	st := newStore(t, 1, es.OnErrorWorst)
 	ctx := context.Background()
-	c, err := st.Claim(ctx, nil, 2, time.Hour)
+	c, err := st.Claim(ctx, nil, nil, 2, time.Hour, Holder{})
 	if err != nil || len(c.Candidates) != 2 || c.Stop != "" || len(c.Bad) != 0 {
 		t.Fatalf("Claim = %+v, %v", c, err)
 	}
@@ -60,7 +61,7 @@ func TestStoreTellClaim(t *testing.T) {
 	}
 	// The value of row 0 told with the next claim is applied, and row 0's
 	// lease ends with it; a conflicting tell blocks and is not applied.
-	c, err = st.Claim(ctx, []Line{ValueLine(first.ID, 2.5)}, 1, time.Hour)
+	c, err = st.Claim(ctx, []Line{ValueLine(first.ID, 2.5)}, nil, 1, time.Hour, Holder{})
 	if err != nil || len(c.Candidates) != 1 || c.Candidates[0].ID.Row != 2 {
 		t.Fatalf("Claim with a told value = %+v, %v", c, err)
 	}
@@ -80,11 +81,11 @@ func TestStoreTellClaim(t *testing.T) {
 	}
 	// Renew reports the told row as no longer pending; Release gives a
 	// lease back without a failed attempt; a failure costs one.
-	pending, err := st.Renew(ctx, []ID{first.ID, c.Candidates[0].ID}, time.Hour)
+	pending, err := st.Renew(ctx, []ID{first.ID, c.Candidates[0].ID}, nil, time.Hour, Holder{})
 	if err != nil || pending[0] || !pending[1] {
 		t.Fatalf("Renew = %v, %v", pending, err)
 	}
-	if err := st.Release(ctx, []ID{c.Candidates[0].ID}); err != nil {
+	if err := st.Release(ctx, []ID{c.Candidates[0].ID}, nil); err != nil {
 		t.Fatal(err)
 	}
 	bad, err = st.Tell(ctx, []Line{FailedLine(ss.ID(1))}, nil)
@@ -94,8 +95,8 @@ func TestStoreTellClaim(t *testing.T) {
 	if ss, err = st.Load(); err != nil {
 		t.Fatal(err)
 	}
-	if ss.Leased(time.Now()) != 0 || ss.File.Failures[1] != 1 || ss.File.Failures[2] != 0 {
-		t.Fatalf("leased %d, failures %v; want 0 and one for row 1", ss.Leased(time.Now()), ss.File.Failures)
+	if ss.Leased(time.Now()) != 0 || ss.Attempts(1).Failed != 1 || ss.Attempts(2).Lost != 0 {
+		t.Fatalf("leased %d, failures %v; want 0 and one for row 1", ss.Leased(time.Now()), ss.Attempts(1))
 	}
 	// A NaN is told as tell reads it.
 	if l := ValueLine(ss.ID(3), math.Float64frombits(0x7ff8000000000001)); math.Float64bits(l.value) != math.Float64bits(math.NaN()) {
@@ -110,13 +111,23 @@ func TestStoreWaiting(t *testing.T) {
 	if testing.Short() {
 		t.Skip("waits for LockNoticeAfter")
 	}
-	st := newStore(t, 0, OnErrorStop)
-	unlock, err := atomicfile.Lock(context.Background(), st.Path+".lock")
+	st := newStore(t, 0, es.OnErrorStop)
+	v, err := st.Load()
 	if err != nil {
+		t.Fatal(err)
+	}
+	var unlock func() error
+	if v.Lock == LockFile {
+		l, err := atomicfile.LockFile(context.Background(), LockPath(st.Path, LockFile), atomicfile.FileLockOptions{Holder: "the test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		unlock = l.Unlock
+	} else if unlock, err = atomicfile.Lock(context.Background(), st.Path+".lock"); err != nil {
 		t.Skip(err) // no file locks on this system
 	}
 	notices := make(chan time.Time, 2)
-	st.Waiting = func() { notices <- time.Now() }
+	st.Waiting = func(string, string) { notices <- time.Now() }
 	start := time.Now()
 	done := make(chan error, 1)
 	go func() {
@@ -142,21 +153,21 @@ func TestStoreWaiting(t *testing.T) {
 // TestPoller waits for a candidate while all are leased: Wait returns once
 // the first lease expires, and with the context's error when it is done.
 func TestPoller(t *testing.T) {
-	st := newStore(t, 3, OnErrorStop)
+	st := newStore(t, 3, es.OnErrorStop)
 	ctx := context.Background()
 	const lease = 150 * time.Millisecond
 	start := time.Now()
-	if _, err := st.Claim(ctx, nil, 1, lease); err != nil {
+	if _, err := st.Claim(ctx, nil, nil, 1, lease, Holder{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.Claim(ctx, nil, 99, time.Hour); err != nil {
+	if _, err := st.Claim(ctx, nil, nil, 99, time.Hour, Holder{}); err != nil {
 		t.Fatal(err)
 	}
-	p := Poller{Path: st.Path}
+	p := Poller{Store: st}
 	if err := p.Wait(ctx); err != nil || time.Since(start) < lease {
 		t.Fatalf("Wait returned %v after %v, want nil after the lease of %v", err, time.Since(start), lease)
 	}
-	c, err := st.Claim(ctx, nil, 1, time.Hour)
+	c, err := st.Claim(ctx, nil, nil, 1, time.Hour, Holder{})
 	if err != nil || len(c.Candidates) != 1 || c.Candidates[0].ID.Row != 0 {
 		t.Fatalf("claim after the expiry: %+v, %v", c, err)
 	}
@@ -170,26 +181,26 @@ func TestPoller(t *testing.T) {
 // TestClaimWait claims all candidates, then waits for the one whose lease
 // expires first; without wait it returns nothing at once.
 func TestClaimWait(t *testing.T) {
-	st := newStore(t, 3, OnErrorStop)
+	st := newStore(t, 3, es.OnErrorStop)
 	ctx := context.Background()
 	const lease = 150 * time.Millisecond
 	start := time.Now()
-	if c, err := st.ClaimWait(ctx, 1, lease, true); err != nil || len(c.Candidates) != 1 {
+	if c, err := st.ClaimWait(ctx, 1, lease, Holder{}, true); err != nil || len(c.Candidates) != 1 {
 		t.Fatalf("ClaimWait of a fresh run = %+v, %v", c, err)
 	}
-	if _, err := st.Claim(ctx, nil, 99, time.Hour); err != nil {
+	if _, err := st.Claim(ctx, nil, nil, 99, time.Hour, Holder{}); err != nil {
 		t.Fatal(err)
 	}
-	if c, err := st.ClaimWait(ctx, 1, time.Hour, false); err != nil || len(c.Candidates) != 0 || c.Stop != "" {
+	if c, err := st.ClaimWait(ctx, 1, time.Hour, Holder{}, false); err != nil || len(c.Candidates) != 0 || c.Stop != "" {
 		t.Errorf("ClaimWait without wait, all leased = %+v, %v; want nothing", c, err)
 	}
-	c, err := st.ClaimWait(ctx, 1, time.Hour, true)
+	c, err := st.ClaimWait(ctx, 1, time.Hour, Holder{}, true)
 	if err != nil || len(c.Candidates) != 1 || c.Candidates[0].ID.Row != 0 || time.Since(start) < lease {
 		t.Fatalf("ClaimWait = %+v, %v after %v; want row 0 after its lease of %v", c, err, time.Since(start), lease)
 	}
 	short, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
 	defer cancel()
-	if _, err := st.ClaimWait(short, 1, time.Hour, true); !errors.Is(err, context.DeadlineExceeded) {
+	if _, err := st.ClaimWait(short, 1, time.Hour, Holder{}, true); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("ClaimWait with every candidate leased for an hour: %v, want the context's error", err)
 	}
 }

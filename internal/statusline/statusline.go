@@ -108,13 +108,20 @@ func (d *Display) Update(pr es.Progress) {
 }
 
 // line formats the status: evaluations, generations, restarts, the best
-// value, sigma, cond(C) when cheap, and the elapsed time.
+// value, the recommendation's estimated value (with noise handling),
+// sigma, cond(C) when cheap, and the elapsed time.
 func (d *Display) line(pr es.Progress) string {
 	s := fmt.Sprintf("evals %d  gen %d", pr.Evals, pr.Generation)
 	if pr.Restarts > 0 {
 		s += fmt.Sprintf("  restarts %d", pr.Restarts)
 	}
-	s += fmt.Sprintf("  best %.6g  sigma %.3g", pr.Best, pr.Strategy.Sigma())
+	s += fmt.Sprintf("  best %.6g", pr.Best)
+	if r, ok := pr.Strategy.(es.Recommender); ok {
+		// Under noise the best value is the luckiest draw: show the
+		// recommendation's estimate too.
+		s += fmt.Sprintf("  rec %.6g", r.Recommend().F)
+	}
+	s += fmt.Sprintf("  sigma %.3g", es.StepSize(pr.Strategy))
 	if a := es.TransformOf(pr.Strategy); a != nil && pr.Strategy.Dim() <= MaxCondDim {
 		d.c.MulAAT(a) // C = A A^T
 		if cond, err := linalg.CondSym(&d.c); err == nil {

@@ -89,3 +89,22 @@ func TestNew(t *testing.T) {
 		t.Error("a pipe is reported as a terminal")
 	}
 }
+
+// TestRecommendation checks that the line of a run with noise handling
+// shows the recommendation's estimate after the best value.
+func TestRecommendation(t *testing.T) {
+	s, err := es.New("hees2", es.Config{Dim: 3, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := es.NewNoiseHandler(s, es.NoiseConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	p := newDisplay(&buf, false, (&fakeClock{t: time.Unix(0, 0)}).now)
+	p.Update(es.Progress{Strategy: h, Generation: 1, Evals: 8, Best: -0.5})
+	if want := "evals 8  gen 1  best -0.5  rec NaN  sigma 2  cond 1  0.0s\n"; buf.String() != want {
+		t.Errorf("line %q, want %q", buf.String(), want)
+	}
+}

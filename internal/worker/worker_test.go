@@ -15,6 +15,7 @@ import (
 
 	"github.com/hees-dev/hees/es"
 	"github.com/hees-dev/hees/extproc"
+	"github.com/hees-dev/hees/internal/runspec"
 	"github.com/hees-dev/hees/internal/session"
 )
 
@@ -73,8 +74,8 @@ func newSession(t *testing.T) *session.Session {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ss, err := session.New(session.Settings{RunID: "0123abcd", Algo: "hees", Restarts: "none", Seed: 4, MaxEvals: 70,
-		Retries: 3, OnError: session.OnErrorStop}, s)
+	ss, err := session.New(session.Settings{RunID: "0123abcd", Spec: runspec.Spec{Algo: "hees", Restarts: "none", Seed: 4, MaxEvals: 70,
+		Retries: 3, LostLeases: 3, OnError: es.OnErrorStop}}, s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +120,7 @@ func TestWorkerMatchesSequential(t *testing.T) {
 	if err != nil || reason != es.ReasonMaxEvals {
 		t.Fatalf("Run = %q, %v; want %q", reason, err, es.ReasonMaxEvals)
 	}
-	got, err := session.Store{Path: path}.Load()
+	got, err := session.Store{Path: path}.LoadSession()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,10 @@
 # It prints "start NS" (nanoseconds since the epoch), one line per round (a
 # generation, or what failed tasks left of one), and "end NS" once the run
 # has stopped.
+#
+# The driver keeps the ID of the array in flight in STATE.array. A driver
+# started again (after its login session ended, say) first waits for that
+# array, instead of submitting its candidates a second time.
 set -euo pipefail
 
 : "${HEES:?HEES must name the hees binary}" "${STATE:?STATE must name the state file}"
@@ -25,7 +29,22 @@ here=$(cd "$(dirname "$0")" && pwd)
 poll=${POLL:-0.2}
 export HEES STATE BATCH="$STATE.batch"
 
+# wait_array JOBID: polls squeue until the array has left the queue.
+wait_array() {
+	while [ -n "$(squeue -h -j "$1" -o %i 2>/dev/null)" ]; do
+		sleep "$poll"
+	done
+}
+
 echo "start $(date +%s%N)"
+if [ -s "$STATE.array" ]; then
+	jid=$(cat "$STATE.array")
+	if [ -n "$(squeue -h -j "$jid" -o %i 2>/dev/null)" ]; then
+		echo "waiting for array $jid, submitted by an earlier driver"
+		wait_array "$jid"
+	fi
+	rm -f "$STATE.array"
+fi
 round=0
 stuck=0
 while :; do
@@ -42,9 +61,9 @@ while :; do
 		# shellcheck disable=SC2086
 		jid=$(sbatch --parsable --array="1-$n" ${SBATCH_OPTS:-} "$here/array.sbatch" "$@")
 		jid=${jid%%;*}
-		while [ -n "$(squeue -h -j "$jid" -o %i 2>/dev/null)" ]; do
-			sleep "$poll"
-		done
+		echo "$jid" >"$STATE.array"
+		wait_array "$jid"
+		rm -f "$STATE.array"
 	fi
 	echo "round $round: $n candidates in $((($(date +%s%N) - t0) / 1000000)) ms"
 	if [ "$("$HEES" ask -state "$STATE" 2>/dev/null)" = "$(cat "$BATCH")" ]; then

@@ -12,6 +12,9 @@
 #
 #   workers       one allocation (workers.sbatch): one hees worker per task,
 #                 as many as the node has CPUs;
+#   worker-array  the same pool as a job array of one-worker jobs
+#                 (worker-array.sbatch, with --requeue, --open-mode=append
+#                 and --signal);
 #   workers-kill  the worker pool with one worker SIGKILLed mid-run and
 #                 replaced: two one-task jobs of workers.sbatch; once a
 #                 quarter of the budget is told, the worker of the first
@@ -32,9 +35,12 @@
 # driver) and the evaluation time is the sum of the times the objective
 # took, measured inside the jobs.
 #
-# Exit status: 0 when every run is right, or when Slurm cannot be installed
-# or started here (a line "SKIP: slurm could not be ...: why" says so); 1
-# when a run is wrong or fails. The daemons it started are stopped and the
+# Exit status: 0 when every run is right; 1 when a run is wrong or fails,
+# and when Slurm cannot be installed or started here (a line "FAIL: slurm
+# could not be ...: why" says so), unless HEES_SLURM_OPTIONAL=1 asks for a
+# SKIP line and status 0 then. apt-get waits up to 10 minutes for the dpkg
+# lock that another process holds (DPkg::Lock::Timeout), instead of failing
+# at once. The daemons it started are stopped and the
 # temporary directory is removed on every exit (HEES_SLURM_KEEP=1 keeps the
 # directory). Settings, from the environment:
 #
@@ -69,8 +75,12 @@ algo=hees
 
 log() { printf '%s\n' "$*"; }
 skip() {
-	log "SKIP: slurm could not be $1: $2"
-	exit 0
+	if [ "${HEES_SLURM_OPTIONAL:-0}" = 1 ]; then
+		log "SKIP: slurm could not be $1: $2 (HEES_SLURM_OPTIONAL=1)"
+		exit 0
+	fi
+	log "FAIL: slurm could not be $1: $2 (HEES_SLURM_OPTIONAL=1 makes this a skip)" >&2
+	exit 1
 }
 fail() {
 	log "FAIL: $*" >&2
@@ -100,7 +110,8 @@ if tool=$(missing); then
 	[ "$(id -u)" = 0 ] || skip installed "$tool is missing and this is not root"
 	command -v apt-get >/dev/null 2>&1 || skip installed "$tool is missing and there is no apt-get"
 	log "installing slurm-wlm and munge with apt-get"
-	if ! out=$( (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends slurm-wlm munge) 2>&1); then
+	apt=(apt-get -o DPkg::Lock::Timeout=600)
+	if ! out=$( ("${apt[@]}" update -qq && DEBIAN_FRONTEND=noninteractive "${apt[@]}" install -y -qq --no-install-recommends slurm-wlm munge) 2>&1); then
 		skip installed "apt-get install slurm-wlm munge failed: $(tail -n 1 <<<"$out")"
 	fi
 	tool=$(missing) && skip installed "$tool is still missing after apt-get install slurm-wlm munge"
@@ -261,8 +272,8 @@ report() {
 	n_eval=$(wc -l <"$EVAL_LOG")
 	sum_eval=$(awk '{ s += $1 } END { printf "%.3f", s / 1e9 }' "$EVAL_LOG")
 	awk -v p="$1" -v g="$gens" -v n="$n_eval" -v e="$sum_eval" -v c="$cpus" '
-		$1 == "start" { start = $2 }
-		$1 == "end" { end = $2 }
+		$1 == "start" && (start == "" || $2 < start) { start = $2 }
+		$1 == "end" && $2 > end { end = $2 }
 		END {
 			wall = (end - start) / 1e9
 			printf "%s: %d generations, %d evaluations in %.1f s (evaluations %.2f s on %d CPUs): overhead %.3f s per generation\n",
@@ -302,7 +313,8 @@ job() {
 	while [ -n "$(squeue -h -j "$jid" -o %i 2>/dev/null)" ]; do
 		sleep 0.2
 	done
-	state=$(scontrol show job "$jid" | grep -oE 'JobState=[A-Z_]+')
+	# An array has a state per task: all must be COMPLETED.
+	state=$(scontrol show job "$jid" | grep -oE 'JobState=[A-Z_]+' | sort -u)
 	[ "$state" = JobState=COMPLETED ] || { echo "job $jid: $state" >&2; return 1; }
 }
 
@@ -364,6 +376,9 @@ kill_replace() {
 cd "$tmp"
 # One line per pattern; a job script writes its output to out/NAME.out.
 pattern workers "$evals" job --open-mode=append -n "$cpus" -o "$tmp/out/workers.out" "$here/workers.sbatch" "$timed"
+# The same pool as an array of one-worker jobs (worker-array.sbatch); the
+# first task's start and the last task's end bound the run.
+pattern worker-array "$evals" job --array="1-$cpus" -o "$tmp/out/worker-array.out" "$here/worker-array.sbatch" "$timed"
 if [ "$kill_evals" -gt 0 ]; then
 	LEASE=5s pattern workers-kill "$kill_evals" kill_replace "$timed"
 	grep -h -e '^killed' -e '^evaluations' "$tmp/out/workers-kill.out"

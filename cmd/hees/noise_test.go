@@ -1,0 +1,118 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/hees-dev/hees/es"
+	"github.com/hees-dev/hees/internal/checkpoint"
+	"github.com/hees-dev/hees/internal/runner"
+	"github.com/hees-dev/hees/objectives"
+)
+
+// The golden cases of -noise: a run's summary with the recommendation,
+// and the misuses.
+func init() {
+	cliCases = append(cliCases,
+		cliCase{"run_noise_json", []string{"run", "-f", "sphere:noise=add,sigma=0.01", "-d", "3", "-noise", "-noise-evals", "3", "-max-evals", "600", "-json"}, ""},
+		cliCase{"run_noise_elitist", []string{"run", "-algo", "es11", "-noise", "-d", "3"}, ""},
+		cliCase{"run_noise_evals_alone", []string{"run", "-noise-evals", "3", "-d", "3"}, ""},
+		cliCase{"run_noise_evals_zero", []string{"run", "-noise", "-noise-evals", "0", "-d", "3"}, ""},
+	)
+}
+
+// TestRunNoise checks hees run -noise: the same bytes with 1 and 3
+// workers, with IPOP too; a recommendation whose estimate comes from at
+// least two evaluations, nearer to the optimum than the best single value
+// says; no default target; and that every resume from a checkpoint of
+// the run prints what the uninterrupted run printed.
+func TestRunNoise(t *testing.T) {
+	args := []string{"-f", "sphere:noise=add,sigma=0.1", "-d", "4", "-noise", "-noise-evals", "4", "-max-evals", "3000", "-seed", "5"}
+	rep, one := runJSON(t, append(args, "-workers", "1")...)
+	if _, three := runJSON(t, append(args, "-workers", "3")...); three != one {
+		t.Errorf("-workers 1 and 3 differ:\n%s%s", one, three)
+	}
+	rec, ok := rep["recommendation"].(map[string]any)
+	if !ok || rec["evals"].(float64) < 2 || rep["target"] != nil || rep["stop_reason"] != string(es.ReasonMaxEvals) {
+		t.Fatalf("summary %s", one)
+	}
+	var sq float64
+	for _, v := range rec["x"].([]any) {
+		sq += v.(float64) * v.(float64)
+	}
+	if !(sq < 0.1) || !(rep["f_best"].(float64) < 0) {
+		t.Errorf("recommendation at |x|^2 = %v, best single value %v (luck below f* = 0 expected)", sq, rep["f_best"])
+	}
+	code, out, _ := runCLI("run", "-f", "bbob-noisy/f107/i2", "-d", "3", "-algo", "cmaes", "-noise", "-max-evals", "600", "-q")
+	if code != exitOK || !strings.Contains(out, "\nrecommended  ") || !strings.Contains(out, ", the median of 2 evaluations\nat x         ") {
+		t.Errorf("the summary of -noise:\n%s", out)
+	}
+	if _, out, _ := runCLI("run", "-f", "bbob-noisy/f107/i2", "-d", "3", "-max-evals", "600", "-q"); strings.Contains(out, "recommended") {
+		t.Errorf("a run without -noise recommends:\n%s", out)
+	}
+	ipop := append(args, "-restarts", "ipop", "-algo", "cmaes")
+	if _, a := runJSON(t, append(ipop, "-workers", "1")...); !strings.Contains(a, `"recommendation"`) {
+		t.Errorf("ipop-cmaes: %s", a)
+	} else if _, b := runJSON(t, append(ipop, "-workers", "2")...); a != b {
+		t.Errorf("ipop-cmaes: -workers 1 and 2 differ:\n%s%s", a, b)
+	}
+
+	// Resumes: the checkpoints of every generation, as in
+	// TestResumeFromAnyGeneration, with the handler around the strategy.
+	dir := t.TempDir()
+	rs := checkpoint.Settings{Algo: "hees2", Restarts: "none", Seed: 5, Problem: "sphere:noise=add,sigma=0.1", Dim: 4, MaxEvals: 3000,
+		Workers: 1, TraceEvery: 1}
+	problem, err := objectives.Parse(rs.Problem, rs.Dim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inner, err := es.New("hees2", es.Config{Dim: 4, Seed: 5, Sigma0: 2, Box: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := es.NewNoiseHandler(inner, es.NoiseConfig{MaxEvals: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "run.hees")
+	cp, err := checkpoint.Create(context.Background(), path, 1<<30, &rs, s, nil, runner.Metadata(&rs, problem, s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	snapshots := [][]byte{readFile(t, path)}
+	opt := runner.Options(&rs, problem)
+	opt.Progress = func(pr es.Progress) {
+		data, err := cp.Encode(pr.Strategy, pr.Stop)
+		if err != nil {
+			t.Fatal(err)
+		}
+		snapshots = append(snapshots, data)
+	}
+	if _, err := es.Minimize(context.Background(), runner.Objective(&rs, problem), s, opt); err != nil {
+		t.Fatal(err)
+	}
+	cp.Close()
+	for _, g := range spread(len(snapshots)) {
+		st, err := checkpoint.Decode(snapshots[g])
+		if err != nil {
+			t.Fatalf("generation %d: %v", g, err)
+		}
+		st.File.Every = 100
+		data, err := encodeState(st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, "gen"+strconv.Itoa(g)+".hees")
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, out, errOut := runCLI("resume", "-json", p)
+		if code != exitOK || out != one {
+			t.Fatalf("resume from generation %d: exit %d, printed\n%s, want\n%s, stderr:\n%s", g, code, out, one, errOut)
+		}
+	}
+}

@@ -1,0 +1,59 @@
+package session
+
+import (
+	"bytes"
+	"testing"
+	"time"
+)
+
+// FuzzJournal replays arbitrary bytes as the records of a journal, after
+// a valid header, and decodes them as a whole journal: neither may panic;
+// a replay applies complete, valid records only (what it used ends at a
+// line's end), and replaying what it used again, from the header, gives
+// the same batch.
+func FuzzJournal(f *testing.F) {
+	ss := newSessionFuzz(f)
+	_, h, err := ss.Snapshot()
+	if err != nil {
+		f.Fatal(err)
+	}
+	header, err := encodeJournal(&h)
+	if err != nil {
+		f.Fatal(err)
+	}
+	line := func(r record) []byte {
+		b, _ := appendLine(nil, "", &r)
+		return b
+	}
+	holder := &Holder{Host: "n", PID: 1}
+	f.Add(line(record{Seq: 1, Epoch: 1, Op: opValue, Rows: []int{0}, Value: "1.5"}))
+	f.Add(append(line(record{Seq: 1, Epoch: 1, Op: opClaim, Rows: []int{1, 2}, Now: 5, Until: 9, Holder: holder}),
+		line(record{Seq: 2, Epoch: 1, Op: opExpired, Rows: []int{1}, Now: 10})...))
+	f.Add(line(record{Seq: 1, Epoch: 1, Op: opSlots, Slots: []int{0, 1}, Now: 1, Until: 2, Holder: holder}))
+	f.Add([]byte("00000000 {}\n"))
+	f.Add(header)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		v := newView(h)
+		used, _, err := v.replay(data)
+		if used > len(data) || (used > 0 && data[used-1] != '\n') {
+			t.Fatalf("used %d of %d bytes", used, len(data))
+		}
+		if err == nil {
+			again := newView(h)
+			if _, torn, err := again.replay(data[:used]); err != nil || torn || again.seq != v.seq || again.NumTold() != v.NumTold() {
+				t.Fatalf("replaying the used bytes: %v, torn %v, %d records and %d told, want %d and %d", err, torn, again.seq, again.NumTold(), v.seq, v.NumTold())
+			}
+			v.Claimable(time.Unix(7, 0))
+			v.Pending()
+		}
+		// The whole file: a header that does not decode is an error.
+		if hh, n, err := decodeHeader(append(bytes.Clone(header[:len(header)/2]), data...)); err == nil {
+			newView(hh).replay(data[min(n, len(data)):])
+		}
+		decodeHeader(data)
+	})
+}
+
+// newSessionFuzz is the session of the fuzz target: hees2 in 3
+// dimensions.
+func newSessionFuzz(f *testing.F) *Session { return newSessionDimTB(f, 3) }
