@@ -29,7 +29,9 @@ var lmheesRow = strategyRow{
 	tolFun:     1e-11, // pycma's tolfun, as hees2 (docs/ALGORITHMS.md Sec. 17 item 4)
 	defaults: func(cfg *Config) error {
 		// The trust region of the reference code, and eta_A = 1: a learned
-		// direction is measured again in every generation (Sec. 21).
+		// direction is measured only every m'/r generations, so each
+		// measurement applies its whole correction (docs/ALGORITHMS.md
+		// Section 21.1).
 		if err := resolveComputeG(cfg, 3, 1); err != nil {
 			return err
 		}
@@ -46,10 +48,10 @@ var lmheesRow = strategyRow{
 }
 
 // lmheesPairs is the default number of mirrored pairs, floor(4 + 1.5 ln
-// d): hees's floor(2 + 1.5 ln d) and two more, since m of them measure the
-// learned directions (Sec. 21). It is at most d (one orthogonal frame) and
-// at most the number of pairs whose candidates fit in maxSamples numbers
-// (20 at d = 10^5).
+// d): hees's floor(2 + 1.5 ln d) and two more, since r of them measure the
+// learned directions (docs/ALGORITHMS.md Section 21.1). It is at most d
+// (one orthogonal frame) and at most the number of pairs whose candidates
+// fit in maxSamples numbers (20 at d = 10^5).
 func lmheesPairs(d int) int {
 	n := int(math.Floor(4 + float64(1.5*xmath.Log(float64(d)))))
 	return max(1, min(n, d, (maxSamples/d-1)/2))
@@ -74,7 +76,8 @@ func lmheesMeasured(pairs int) int {
 	return max(0, min(max(1, (pairs+2)/5), pairs-2))
 }
 
-// The constants of lmhees that have no Config field (Sec. 21).
+// The constants of lmhees that have no Config field (docs/ALGORITHMS.md
+// Section 21.1).
 const (
 	// lmheesDiagRate is c_D, the largest fraction of the least-squares
 	// fit of the diagonal to a generation's curvatures that is applied.
@@ -91,7 +94,7 @@ const (
 	lmheesPathRatio = 1.5
 )
 
-// lmhees is the limited-memory HE-ES (docs/ALGORITHMS.md Section 21), an
+// lmhees is the limited-memory HE-ES (docs/ALGORITHMS.md Section 21.1), an
 // HE-ES whose transformation is
 //
 //	A = diag(D) W,  W = I + sum_j (gamma_j - 1) v_j v_j^T,

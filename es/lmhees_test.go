@@ -75,9 +75,9 @@ func TestLMHEESMemory(t *testing.T) {
 
 // TestLMHEESConverges runs lmhees to 1e-8 on the sphere, the separable
 // ellipsoid (condition 1e6) and Rosenbrock from x0 = 3 with sigma0 = 2, and
-// checks the evaluations against budgets about twice those measured. In
-// d = 10 seed 2 of Rosenbrock ends in the local minimum near f = 3.99
-// (tolfun), as seed 2 in d = 100 does; seed 1 is used.
+// checks the evaluations against budgets two to four times those
+// measured (seed 1). Over seeds 1-11 in d = 10, seed 6 of Rosenbrock ends in the
+// local minimum near f = 3.99 (tolfun).
 func TestLMHEESConverges(t *testing.T) {
 	for _, c := range []struct {
 		spec   string
@@ -86,7 +86,7 @@ func TestLMHEESConverges(t *testing.T) {
 	}{
 		{"sphere", 10, 2000}, {"ellipsoid", 10, 3000}, {"rosenbrock", 10, 10000},
 		{"sphere", 30, 5000}, {"ellipsoid", 30, 8000}, {"rosenbrock", 30, 80000},
-		{"sphere", 100, 15000}, {"ellipsoid", 100, 25000},
+		{"sphere", 100, 15000}, {"ellipsoid", 100, 25000}, {"rosenbrock", 100, 200000},
 	} {
 		p, err := objectives.Parse(c.spec, c.d)
 		if err != nil {

@@ -42,7 +42,7 @@ func lmmaesVectors(d int) int { return defaultLambda(d) }
 // Algorithm 1 of Loshchilov, Glasmachers & Beyer, "Large Scale Black-box
 // Optimization by Limited-Memory Matrix Adaptation", IEEE TEVC 23(2),
 // 2019, with the defaults of the authors' reference implementation in C
-// (the paper's supplementary material; docs/ALGORITHMS.md Section 19):
+// (the paper's supplementary material; docs/ALGORITHMS.md Section 21.3):
 //
 //	z_k ~ N(0, I), z_{k+1} = -z_k (mirrored pairs)        (lines 5-6)
 //	d_k = M z_k, M = prod_{j<min(t,m)} ((1 - c_d,j) I + c_d,j p_j p_j^T)  (lines 7-8)
@@ -58,7 +58,7 @@ func lmmaesVectors(d int) int { return defaultLambda(d) }
 // code samples mirrored pairs and uses the damping 1 in line 14. Where
 // the paper's rates exceed 1 (n < 2 lambda, below the paper's n >= 128),
 // c_s is the MA-ES's of the same reference code and c_c,j is limited to 1
-// (docs/ALGORITHMS.md Section 19). A candidate costs O(m d): the
+// (docs/ALGORITHMS.md Section 21.3). A candidate costs O(m d): the
 // transformation is applied as m rank-one updates of z.
 type lmmaes struct {
 	core
@@ -100,7 +100,7 @@ func (l *lmmaes) setup(cfg Config) {
 	// c_s = 2 lambda/n, the paper's and the reference code's, is a
 	// valid rate for n >= 2 lambda (n >= 28). Below, where it would exceed
 	// 1, c_s is the one of the MA-ES in the same reference code, (mu_w +
-	// 2)/(n + mu_w + 5) (docs/ALGORITHMS.md Section 19).
+	// 2)/(n + mu_w + 5) (docs/ALGORITHMS.md Section 21.3).
 	l.cs = float64(2*lambda) / n
 	if l.cs > 1 {
 		l.cs = (l.muW + 2) / (n + l.muW + 5)

@@ -47,7 +47,7 @@ const (
 )
 
 // sepcmaParams are the fixed parameters of the separable CMA-ES as pycma
-// 4.4 sets them with CMA_diagonal=True (docs/ALGORITHMS.md Section 18).
+// 4.4 sets them with CMA_diagonal=True (docs/ALGORITHMS.md Section 21.2).
 type sepcmaParams struct {
 	lambda  int
 	mu      int
@@ -105,7 +105,7 @@ func newSepcmaParams(d, lambda int) sepcmaParams {
 }
 
 // sepcma is the separable CMA-ES (Ros & Hansen, PPSN 2008) as pycma 4.4
-// runs it with CMA_diagonal=True (docs/ALGORITHMS.md Section 18): the
+// runs it with CMA_diagonal=True (docs/ALGORITHMS.md Section 21.2): the
 // covariance is sigma^2 diag(D)^2 for the whole run, so a generation costs
 // O(lambda d). One generation:
 //
