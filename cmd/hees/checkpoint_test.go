@@ -10,6 +10,7 @@ import (
 	"github.com/hees-dev/hees/internal/runner"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -661,5 +662,67 @@ func TestResumeNewLimits(t *testing.T) {
 	}
 	if code, _, errOut := runCLI("resume", path, "-max-time", "-1s"); code != exitUsage || !strings.Contains(errOut, "-max-time -1s") {
 		t.Errorf("-max-time -1s: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// TestStatusCheckpoint reads checkpoints with hees status, given as
+// -checkpoint or -state: a finished run's status is the summary of hees
+// run (the same JSON fields and values) with its step size; a run that
+// can go on says how; the file is never changed; a missing file, an
+// ask/tell state given as -checkpoint and both flags at once are one line
+// of error each.
+func TestStatusCheckpoint(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "run.hees")
+	_, want := runJSON(t, "-f", "sphere", "-d", "3", "-checkpoint", path)
+	before := readFile(t, path)
+	for _, flag := range []string{"-checkpoint", "-state"} {
+		code, out, errOut := runCLI("status", flag, path, "-json")
+		var got, run map[string]any
+		if err := json.Unmarshal([]byte(out), &got); code != exitOK || err != nil || errOut != "" {
+			t.Fatalf("status %s -json: exit %d, %v, stdout %q, stderr %q", flag, code, err, out, errOut)
+		}
+		json.Unmarshal([]byte(want), &run)
+		for k, v := range run {
+			if !reflect.DeepEqual(got[k], v) {
+				t.Errorf("status %s -json: %s = %v, hees run printed %v", flag, k, got[k], v)
+			}
+		}
+		if s, ok := got["sigma"].(float64); !ok || !(s > 0) {
+			t.Errorf("status %s -json: sigma %v", flag, got["sigma"])
+		}
+		code, out, _ = runCLI("status", flag, path)
+		if code != exitOK || !strings.Contains(out, "stop reason  target reached\n") || !strings.Contains(out, "state        finished\n") {
+			t.Errorf("status %s: exit %d, stdout\n%s", flag, code, out)
+		}
+	}
+	if !bytes.Equal(readFile(t, path), before) {
+		t.Error("status changed the checkpoint")
+	}
+
+	going := filepath.Join(dir, "going.hees")
+	runCLI("run", "-f", "sphere", "-d", "3", "-max-time", "1ns", "-target", "none", "-checkpoint", going)
+	code, out, _ := runCLI("status", "-checkpoint", going)
+	if code != exitOK || !strings.Contains(out, "stop reason  none yet\n") || !strings.Contains(out, "continue it with: hees resume "+going) {
+		t.Errorf("a run that can go on: exit %d, stdout\n%s", code, out)
+	}
+
+	state := filepath.Join(dir, "run.state")
+	mustCLI(t, "", "init", "-state", state, "-d", "2")
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"-checkpoint", filepath.Join(dir, "none.hees")}, exitUsage, "does not exist"},
+		{[]string{"-checkpoint", state}, exitFailure, "wrong kind"},
+		{[]string{"-checkpoint", path, "-state", state}, exitUsage, "give -state or -checkpoint, not both"},
+		{[]string{"-checkpoint", path, "-watch", "1s"}, exitUsage, "-watch is for -state"},
+		{nil, exitUsage, "-state FILE (or -checkpoint FILE) is required"},
+	} {
+		code, out, errOut := runCLI(append([]string{"status"}, c.args...)...)
+		if code != c.code || out != "" || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, c.want) {
+			t.Errorf("status %q: exit %d, stdout %q, stderr %q; want exit %d and %q", c.args, code, out, errOut, c.code, c.want)
+		}
 	}
 }

@@ -219,6 +219,11 @@ func (c *Writer) Continue() error {
 	return nil
 }
 
+// Read reads and decodes the checkpoint at path without its lock, as
+// hees status does: a checkpoint is replaced whole (atomicfile), so a read
+// sees one of its versions. Errors name the path.
+func Read(path string) (*State, error) { return read(path) }
+
 // read reads and decodes the checkpoint at path; errors name the
 // path.
 func read(path string) (*State, error) {

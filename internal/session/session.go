@@ -66,6 +66,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"time"
@@ -247,6 +248,12 @@ func (ss *Session) checkSettings() error {
 // file, and asks for the current batch: the known points, or else the
 // generation's candidates.
 func (ss *Session) start(s es.Strategy) error {
+	if _, err := ss.File.Spec.SpaceOf(s); err != nil {
+		return err
+	}
+	if ss.File.Log != "" && !filepath.IsAbs(ss.File.Log) {
+		return fmt.Errorf("log %q is not an absolute path", ss.File.Log)
+	}
 	run, err := es.NewRun(s, es.Limits{MaxEvals: ss.File.MaxEvals, Target: ss.File.Target})
 	if err != nil {
 		return err
@@ -296,7 +303,7 @@ func (ss *Session) header(snap []byte) Header {
 	h := Header{RunID: f.RunID, Spec: f.Spec, Lock: f.Lock, Epoch: f.Epoch, SnapSize: int64(len(snap)), SnapCRC: snapCRC(snap),
 		Strategy: ss.s.Name(), Dim: ss.s.Dim(), Gen: ss.s.Generation(), Injected: ss.run.Injecting(),
 		Past: f.Past, Stop: f.Stop, StopDetail: f.StopDetail, Abandoned: f.Abandoned,
-		Evals: ss.s.Evals(), Restarts: ss.run.Restarts(), Sigma: ss.s.Sigma(), Slots: cloneSlots(f.Slots), StopAttempts: f.Attempts}
+		Evals: ss.s.Evals(), Restarts: ss.run.Restarts(), Sigma: es.StepSize(ss.s), Slots: cloneSlots(f.Slots), StopAttempts: f.Attempts}
 	x, fb := ss.s.Best()
 	h.BestX, h.BestF = slices.Clone(x), formatValue(fb)
 	if ss.pop != nil {

@@ -42,7 +42,7 @@ type Header struct {
 	Abandoned  int       `json:"abandoned,omitempty"`
 	Evals      int       `json:"evals"` // told to the strategy
 	Restarts   int       `json:"restarts"`
-	Sigma      float64   `json:"sigma"`
+	Sigma      float64   `json:"sigma"` // in the objective's units (es.StepSize)
 	BestX      []float64 `json:"best_x"`
 	BestF      string    `json:"best_f"` // strconv 'g', -1, so +Inf too
 	// Slots are the worker slots leased when the batch began.
