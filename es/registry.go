@@ -23,8 +23,11 @@ var strategies = []*strategyRow{
 	&hees14Row,
 	&heesRow,
 	&hees2Row,
+	&lmheesRow,
 	&cma11Row,
 	&cmaesRow,
+	&sepcmaRow,
+	&lmmaesRow,
 }
 
 // Population names the Config field that sets a strategy's population, the

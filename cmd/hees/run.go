@@ -318,7 +318,7 @@ func (rf *runFlags) run(ctx context.Context, stdout, stderr io.Writer) int {
 		return report(stderr, name, err)
 	}
 	if settings.TraceEvery == 0 {
-		_, hessian := runner.Hessian(problem)
+		hessian := problem != nil && es.TransformOf(s) != nil && objectives.HasHessian(problem)
 		settings.TraceEvery = es.DefaultTraceInterval(s.Dim(), s.PopulationSize(), hessian)
 	}
 	var cp *checkpoint.Writer

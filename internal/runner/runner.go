@@ -193,13 +193,18 @@ func (k keyedNoise) EvalKeyed(x []float64, key uint64) float64 { return k.p.Eval
 func (k keyedNoise) Eval(x []float64) float64 { return k.p.Eval(x) }
 
 // Options returns the Minimize options of the settings rs, with the Hessian
-// of problem (nil with a command) for the trace.
+// of problem for the trace of a strategy with a transformation (nil with a
+// command, or without a transformation).
 func Options(rs *checkpoint.Settings, problem objectives.Problem) es.Options {
 	opt := es.Options{Workers: rs.Workers, MaxTime: rs.MaxTime, MaxEvals: rs.MaxEvals, Target: rs.Target,
 		OnError: rs.OnError, Retries: rs.Retries}
 	if rs.Trace != "" {
 		opt.Trace = &es.Trace{Interval: rs.TraceEvery}
-		opt.Hessian, _ = Hessian(problem)
+		// Only a row with a transformation A uses the Hessian (A^T H A):
+		// the strategies without one run where d×d would not fit.
+		if info, err := es.Lookup(rs.Algo); err == nil && info.Transform {
+			opt.Hessian, _ = Hessian(problem)
+		}
 	}
 	return opt
 }
