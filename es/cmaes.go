@@ -42,6 +42,7 @@ var cmaesRow = strategyRow{
 		Transform:  true,
 		MinDim:     1,
 		Margin:     true,
+		Noise:      true,
 	},
 	population: defaultLambda,
 	tolFun:     1e-11, // pycma's tolfun, docs/ALGORITHMS.md Sec. 8

@@ -192,7 +192,7 @@ func TestCMAESNewErrors(t *testing.T) {
 		{"cmaes", Config{Dim: 3, Lambda: -4}, "Config.Lambda = -4: must be in [0, 1048576]"},
 		{"cmaes", Config{Dim: 3, Lambda: 1<<20 + 1}, "Config.Lambda = 1048577: must be in [0, 1048576]"},
 		{"hees", Config{Dim: 3, Pairs: 1<<20 + 1}, "Config.Pairs = 1048577: must be in [0, 1048576]"},
-		{"hees", Config{Dim: 3, Lambda: 8}, "Config.Lambda = 8: hees sets its population with Pairs (leave Lambda 0; it is for cmaes)"},
+		{"hees", Config{Dim: 3, Lambda: 8}, "Config.Lambda = 8: hees sets its population with Pairs (leave Lambda 0; it is for cmaes, "},
 		{"cma11", Config{Dim: 3, Lambda: 8}, "Config.Lambda = 8: cma11 has a fixed population"},
 		{"cmaes", Config{Dim: 3, Pairs: 4}, "Config.Pairs = 4: cmaes sets its population with Lambda"},
 		{"cmaes", Config{Dim: 3, Kappa: 3}, "Config.Kappa"},

@@ -10,14 +10,24 @@
 //	hees14  (1+4)-HE-ES of Glasmachers & Krause, Algorithm 4
 //	hees    full non-elitist HE-ES with mirrored sampling, Algorithm 1
 //	hees2   hees with its path as a search direction and more departures
+//	lqhees  hees2 ranking on a linear-quadratic model of f while it predicts
+//	lmhees  limited-memory HE-ES: a diagonal times m learned directions, O(m d)
 //	cma11   (1+1)-CMA-ES, Suttorp, Hansen & Igel 2009 variant
 //	cmaes   (mu/mu_w, lambda)-CMA-ES with the active update, pycma 4.4's defaults
+//	sepcma  separable CMA-ES as pycma 4.4's CMA_diagonal runs it, O(d)
+//	lmmaes  LM-MA-ES, Loshchilov, Glasmachers & Beyer 2019, O(m d)
 //
 // Start with hees2 (the constant Recommended, the default of the command
 // line): it needs fewer evaluations than cmaes and hees on most classic
 // test functions and on average over BBOB (BENCHMARKS.md, section
 // "hees2"); docs/ALGORITHMS.md Section 17 lists its departures from the
-// paper. hees14 and hees are the paper's algorithms exactly.
+// paper. hees14 and hees are the paper's algorithms exactly. For d in the
+// thousands and beyond, where a d×d matrix does not fit or costs too much,
+// lmhees, sepcma and lmmaes keep O(m d) numbers, m = O(log d)
+// (docs/ALGORITHMS.md Section 21; BENCHMARKS.md, "Large scale"). lqhees
+// needs fewer evaluations than hees2 on smooth functions, at far more CPU
+// per evaluation and without invariance to monotone transformations of f
+// (docs/ALGORITHMS.md Section 22; BENCHMARKS.md, "lqhees").
 //
 // Strategies and Lookup describe each strategy (Info: its population
 // parameter, whether it is elitist, whether it keeps a full transformation

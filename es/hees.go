@@ -22,6 +22,7 @@ var heesRow = strategyRow{
 		Population: PopulationPairs,
 		Transform:  true,
 		MinDim:     2, // two directions to compare curvatures
+		Noise:      true,
 	},
 	population: defaultPairs,
 	tuning:     []tuning{tuneKappa, tuneEtaA, tuneCS, tuneDS},

@@ -23,6 +23,7 @@ var hees2Row = strategyRow{
 		Transform:  true,
 		MinDim:     2,
 		Margin:     true,
+		Noise:      true,
 	},
 	population: func(d int) int { return min(defaultPairs(d), d) }, // departure 3
 	tuning:     []tuning{tuneKappa, tuneEtaA, tuneCS, tuneDS},

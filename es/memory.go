@@ -64,8 +64,11 @@ func fitting(cfg Config) string {
 			names = append(names, r.Name)
 		}
 	}
-	if len(names) == 0 {
+	switch len(names) {
+	case 0:
 		return ""
+	case 1:
+		return "; in this dimension " + names[0] + " would fit"
 	}
-	return "; in this dimension " + strings.Join(names, ", ") + " would fit"
+	return "; in this dimension " + strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1] + " would fit"
 }

@@ -183,23 +183,11 @@ func innermost(s Strategy) Strategy {
 	return s
 }
 
-// NoiseCapable reports whether NewNoiseHandler takes the strategy of info
-// (hees, hees2 and cmaes; the elitist strategies keep a lucky parent).
-func NoiseCapable(info Info) bool {
-	switch info.Name {
-	case HEES, HEES2, CMAES:
-		return true
-	}
-	return false
-}
-
-// noiseCapable reports whether the handler can run s.
+// noiseCapable reports whether the handler can run s: its row of the
+// table says so (Info.Noise).
 func noiseCapable(s Strategy) bool {
-	switch s.(type) {
-	case *hees, *hees2, *cmaes:
-		return true
-	}
-	return false
+	row, err := lookup(s.Name())
+	return err == nil && row.Noise
 }
 
 // coreOf returns the shared state of a strategy of the table, for the

@@ -24,8 +24,11 @@ var strategies = []*strategyRow{
 	&heesRow,
 	&hees2Row,
 	&lqheesRow,
+	&lmheesRow,
 	&cma11Row,
 	&cmaesRow,
+	&sepcmaRow,
+	&lmmaesRow,
 }
 
 // Population names the Config field that sets a strategy's population, the
@@ -67,6 +70,10 @@ type Info struct {
 	// (Config.Steps) with the margin of CMA-ES with Margin
 	// (docs/ALGORITHMS.md Section 19).
 	Margin bool
+	// Noise says whether NewNoiseHandler takes the strategy
+	// (docs/ALGORITHMS.md Section 20; an elitist strategy keeps a lucky
+	// parent, which re-evaluating the mean cannot correct).
+	Noise bool
 }
 
 // Restarts returns the restart schemes the strategy supports: every

@@ -114,8 +114,18 @@ func setTuning(cfg *Config, f tuning, v float64) {
 // strategies that would.
 func TestMemoryErrorNamesFit(t *testing.T) {
 	_, err := New(CMAES, Config{Dim: 50000})
-	if err == nil || !strings.Contains(err.Error(), "more than MaxMemory") || !strings.Contains(err.Error(), "es11 would fit") {
-		t.Errorf("cmaes in d = 50000: %v, want an error naming es11", err)
+	if err == nil || !strings.Contains(err.Error(), "more than MaxMemory") || !strings.Contains(err.Error(), "would fit") {
+		t.Fatalf("cmaes in d = 50000: %v, want an error naming the strategies that fit", err)
+	}
+	// Every strategy whose default fits is named, and no other.
+	msg := err.Error()
+	list := msg[strings.Index(msg, "in this dimension ")+len("in this dimension ") : strings.Index(msg, " would fit")]
+	named := strings.Split(strings.ReplaceAll(list, " and ", ", "), ", ")
+	for _, r := range strategies {
+		_, fits := New(r.Name, Config{Dim: 50000})
+		if slices.Contains(named, r.Name) != (fits == nil) {
+			t.Errorf("cmaes in d = 50000: %v; %s fits: %v", err, r.Name, fits == nil)
+		}
 	}
 	if err != nil && errors.Unwrap(err) != nil {
 		t.Errorf("the error wraps %v", errors.Unwrap(err))

@@ -91,7 +91,7 @@ func TestMarshalResume(t *testing.T) {
 	}
 	for _, name := range Names() {
 		cfg := Config{Dim: d, Seed: 3, TolFun: -1}
-		if name != "es11" {
+		if rowOf(name).Transform {
 			cfg.A0 = randomUnitDetMatrix(d, 5)
 		}
 		want := stTrajectory(t, stNew(t, name, cfg), f, gens, -1, false, nil)

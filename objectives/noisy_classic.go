@@ -91,10 +91,13 @@ type noisyClassic struct {
 	next uint64 // the key of Eval's next draw
 }
 
-func (p *noisyClassic) Name() string                                    { return p.name }
-func (p *noisyClassic) Dim() int                                        { return p.base.Dim() }
-func (p *noisyClassic) Optimum() ([]float64, float64, bool)             { return p.base.Optimum() }
-func (p *noisyClassic) Hessian() (*linalg.Dense, bool)                  { return p.base.Hessian() }
+func (p *noisyClassic) Name() string                        { return p.name }
+func (p *noisyClassic) Dim() int                            { return p.base.Dim() }
+func (p *noisyClassic) Optimum() ([]float64, float64, bool) { return p.base.Optimum() }
+func (p *noisyClassic) Hessian() (*linalg.Dense, bool)      { return p.base.Hessian() }
+
+// hasHessian reports whether Hessian returns ok, without building it.
+func (p *noisyClassic) hasHessian() bool                                { return HasHessian(p.base) }
 func (p *noisyClassic) Bounds() (lo, hi float64)                        { return p.base.Bounds() }
 func (p *noisyClassic) Noiseless(x []float64) float64                   { return p.base.Eval(x) }
 func (p *noisyClassic) EvalKeyed(x []float64, seed, key uint64) float64 { return p.value(x, seed, key) }

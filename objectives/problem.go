@@ -111,6 +111,20 @@ func (p *problem) Hessian() (*linalg.Dense, bool) {
 	return nil, false
 }
 
+// hasHessian reports whether Hessian returns ok, without building it.
+func (p *problem) hasHessian() bool { return p.hessDiag != nil || p.hess != nil }
+
+// HasHessian reports whether p.Hessian returns ok. For the problems of
+// this package it does not build the d×d matrix (8 d^2 bytes, 80 GB in d
+// = 10^5); for others it calls Hessian.
+func HasHessian(p Problem) bool {
+	if q, ok := p.(interface{ hasHessian() bool }); ok {
+		return q.hasHessian()
+	}
+	_, ok := p.Hessian()
+	return ok
+}
+
 func (p *problem) Bounds() (lo, hi float64) { return -p.bound, p.bound }
 
 // panicDim reports an Eval call with a point of the wrong length. It is kept

@@ -219,7 +219,7 @@ func (sf *strategyFlags) register(fs *flag.FlagSet, boxDefault string) {
 	fs.IntVar(&sf.maxRestarts, "max-restarts", 0, "with -restarts ipop or bipop, at most `N` restarts with a doubled population (0: no limit)")
 	fs.StringVar(&sf.lower, "lower", "", "lower bounds `L`: one number for every coordinate or d numbers L1,...,Ld (-inf: none); every point evaluated lies in the box")
 	fs.StringVar(&sf.upper, "upper", "", "upper bounds `U`: one number for every coordinate or d numbers U1,...,Ud (inf: none)")
-	fs.IntVar(&sf.pairs, "pairs", 0, "with -algo "+strategiesWith(populationIs(es.PopulationPairs), "or")+", `N` mirrored pairs: a generation evaluates 2N+1 points (0: floor(2 + 1.5 ln d), for hees2 at most d)")
+	fs.IntVar(&sf.pairs, "pairs", 0, "with -algo "+strategiesWith(populationIs(es.PopulationPairs), "or")+", `N` mirrored pairs: a generation evaluates 2N+1 points (0: floor(2 + 1.5 ln d), for hees2 at most d; for lmhees floor(4 + 1.5 ln d), at most d)")
 	fs.IntVar(&sf.lambda, "lambda", 0, "with -algo "+strategiesWith(populationIs(es.PopulationLambda), "or")+", the population size `N`, at least 2 (0: 4 + floor(3 ln d))")
 	fs.StringVar(&sf.stds, "stds", "", "per-coordinate scales `S1,...,Sd` (or one number): the initial step of coordinate i is sigma0*Si")
 }

@@ -10,9 +10,13 @@ import (
 
 // The help texts of the commands live in help/*.txt as plain text: what
 // "hees <command> -h" prints before the flags. The ask/tell commands
-// (init, ask, tell, status, worker) print their own text, then asktellHelp
+// (init, ask, tell, status, worker) print their own text and point to
+// the one text they share, asktellHelp, which "hees help asktell" prints
 // (parseStateFlags); a {problems} line in run and eval stands for the list
 // of problems (withProblems).
+// asktellTopic is the help topic of what the ask/tell commands share.
+const asktellTopic = "asktell"
+
 var (
 	//go:embed help/run.txt
 	runHelp string
@@ -32,6 +36,8 @@ var (
 	workerHelp string
 	//go:embed help/asktell.txt
 	asktellHelp string
+	// asktellPointer ends the help of each ask/tell command.
+	asktellPointer = "How ask/tell runs work, their files and exit statuses: hees help " + asktellTopic + ".\n\n"
 	//go:embed help/experiment.txt
 	experimentHelp string
 	//go:embed help/plot.txt

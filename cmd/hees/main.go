@@ -84,8 +84,12 @@ func help(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if c, ok := lookup(args[0]); ok {
 			return c.run([]string{"-h"}, stdin, stdout, stderr)
 		}
-		if args[0] == "help" { // "hees help help": the overview, which says how help works
+		switch args[0] {
+		case "help": // "hees help help": the overview, which says how help works
 			usage(stdout)
+			return exitOK
+		case asktellTopic: // what init, ask, tell, status and worker share
+			fmt.Fprint(stdout, asktellHelp)
 			return exitOK
 		}
 		fmt.Fprintf(stderr, "hees help: unknown command %q (run 'hees help' for the list)\n", args[0])
@@ -114,6 +118,9 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintf(w, "  %-10s %s\n", "help", "show this overview, or a command's help: hees help <command>")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Topics:")
+	fmt.Fprintf(w, "  %-10s %s\n", asktellTopic, "ask/tell through a state file, shared by init, ask, tell, status and worker")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Exit status: 0 success, 1 failure (bad input, I/O), 2 usage error; tell and")
 	fmt.Fprintln(w, "ask -claim also 3 (the run has stopped) and 4 (a value differs from the one told).")

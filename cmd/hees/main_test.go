@@ -33,6 +33,7 @@ var cliCases = []cliCase{
 	{"help_eval", []string{"help", "eval"}, ""},
 	{"help_unknown", []string{"help", "nope"}, ""},
 	{"help_help", []string{"help", "help"}, ""},
+	{"help_asktell", []string{"help", "asktell"}, ""},
 	{"version", []string{"version"}, ""},
 	{"help_version", []string{"help", "version"}, ""},
 	{"version_extra_argument", []string{"version", "now"}, ""},

@@ -173,7 +173,7 @@ func runRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.StringVar(&rf.inject, "inject", "", "evaluate the known points in `FILE` (one per line, d numbers separated by spaces or commas; with -space the parameters' values, or one JSON object of names per line) before the first generation")
 	fs.StringVar(&rf.spaceFile, "space", "", "search the named parameters of the space `FILE` (JSON: reals, log-scale reals, integers, choices); -d is its length, the program, the log and the summary see the parameters' values")
 	fs.StringVar(&rf.format, "format", "text", "with -cmd, how a point is written to the program: `FORMAT` text (numbers or values separated by spaces) or json (one JSON object of names per line)")
-	fs.BoolVar(&rf.noise, "noise", false, "uncertainty handling for a noisy objective ("+strategiesWith(es.NoiseCapable, "and")+"): measure the noise, raise sigma while it dominates, report the recommended point (the mean) apart from the best value")
+	fs.BoolVar(&rf.noise, "noise", false, "uncertainty handling for a noisy objective ("+strategiesWith(func(i es.Info) bool { return i.Noise }, "and")+"): measure the noise, raise sigma while it dominates, report the recommended point (the mean) apart from the best value")
 	fs.IntVar(&rf.noiseEvals, "noise-evals", 1, "with -noise, evaluate each point up to `N` times while noise dominates (the strategy is told the median)")
 	rf.outputFlags.register(fs)
 	rf.x0Lazy.into = &rf.strategyFlags.x0
@@ -291,8 +291,8 @@ func (rf *runFlags) run(ctx context.Context, stdout, stderr io.Writer) int {
 		return report(stderr, name, &usageError{err.Error()})
 	}
 	if rf.noise {
-		if info, _ := es.Lookup(rf.algo); !es.NoiseCapable(info) {
-			return report(stderr, name, usagef("-noise: %s has no noise handling (use %s)", rf.algo, strategiesWith(es.NoiseCapable, "or")))
+		if info, _ := es.Lookup(rf.algo); !info.Noise {
+			return report(stderr, name, usagef("-noise: %s has no noise handling (use %s)", rf.algo, strategiesWith(func(i es.Info) bool { return i.Noise }, "or")))
 		}
 		if s, err = es.NewNoiseHandler(s, es.NoiseConfig{MaxEvals: rf.noiseEvals}); err != nil {
 			return report(stderr, name, err)
@@ -318,7 +318,7 @@ func (rf *runFlags) run(ctx context.Context, stdout, stderr io.Writer) int {
 		return report(stderr, name, err)
 	}
 	if settings.TraceEvery == 0 {
-		_, hessian := runner.Hessian(problem)
+		hessian := problem != nil && es.TransformOf(s) != nil && objectives.HasHessian(problem)
 		settings.TraceEvery = es.DefaultTraceInterval(s.Dim(), s.PopulationSize(), hessian)
 	}
 	var cp *checkpoint.Writer
@@ -497,12 +497,21 @@ func printResult(name string, rs *checkpoint.Settings, problem objectives.Proble
 		printSummary(stdout, rs, &rep, res)
 		return status
 	}
-	data, err := json.Marshal(rep)
+	if code := printJSON(name, rep, stdout, stderr); code != exitOK {
+		return code
+	}
+	return status
+}
+
+// printJSON prints v as one line of JSON, the -json output of the command
+// name.
+func printJSON(name string, v any, stdout, stderr io.Writer) int {
+	data, err := json.Marshal(v)
 	if err != nil {
 		return report(stderr, name, err)
 	}
 	fmt.Fprintf(stdout, "%s\n", data)
-	return status
+	return exitOK
 }
 
 // newRunReport returns the summary of a finished run with the settings rs.

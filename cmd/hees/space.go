@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"slices"
 	"strings"
 
 	"github.com/hees-dev/hees/es"
@@ -146,21 +145,8 @@ func checkSpaceState(rs *checkpoint.Settings, s es.Strategy) error {
 	if rs.Format != "" && rs.Format != runner.FormatJSON {
 		return fmt.Errorf("bad checkpoint: format %q", rs.Format)
 	}
-	sp, err := runner.Space(rs)
-	if err != nil || sp == nil {
-		if err != nil {
-			return fmt.Errorf("bad checkpoint: %w", err)
-		}
-		return nil
-	}
-	info, err := es.Lookup(rs.Algo)
-	if err != nil {
+	if _, err := rs.SpaceOf(s); err != nil {
 		return fmt.Errorf("bad checkpoint: %w", err)
-	}
-	lower, upper, steps := sp.Domain(info.Margin)
-	b, gotSteps := es.Box(s)
-	if b == nil || !slices.Equal(b.Lower, lower) || !slices.Equal(b.Upper, upper) || !slices.Equal(gotSteps, steps) {
-		return fmt.Errorf("bad checkpoint: its space (%s) does not give the box its strategy searches", strings.Join(sp.Names(), ", "))
 	}
 	return nil
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/hees-dev/hees/internal/checkpoint"
 	"github.com/hees-dev/hees/internal/statefile"
+	"github.com/hees-dev/hees/objectives"
 	"github.com/hees-dev/hees/space"
 )
 
@@ -272,8 +273,8 @@ func TestSpaceCheckpoint(t *testing.T) {
 	for _, c := range []struct {
 		space, format, want string
 	}{
-		{strings.Replace(testSpace, `"high": 64`, `"high": 65`, 1), "", "its space (lr, count, act, drop, w, batch) does not give the box its strategy searches"},
-		{`{"params":[{"name":"a","type":"real","low":0,"high":1}]}`, "", "the run's space has 1 parameters, the run 6 dimensions"},
+		{strings.Replace(testSpace, `"high": 64`, `"high": 65`, 1), "", "the run's space (lr, count, act, drop, w, batch) does not give the box its strategy searches"},
+		{`{"params":[{"name":"a","type":"real","low":0,"high":1}]}`, "", "the run's space has 1 parameters, its strategy 6 dimensions"},
 		{`{"params":[{"name":"a","type":"real","low":1,"high":0}]}`, "", `the run's space: space: parameter "a"`},
 		{testSpace, "xml", `format "xml"`},
 	} {
@@ -317,6 +318,111 @@ func TestSpaceOfReals(t *testing.T) {
 			if fmt.Sprint(withSpace[k]) != fmt.Sprint(withBox[k]) {
 				t.Errorf("%s: %s %v with the space, %v with the box", algo, k, withSpace[k], withBox[k])
 			}
+		}
+	}
+}
+
+// TestAskTellSpace drives an ask/tell run of a space (hees init -space
+// -log) through hees ask (the values as words, and -format json) and hees
+// tell, on a test problem evaluated at the values' numbers: it ends as
+// hees run -space with the problem ends, and its log has the same rows;
+// status prints the best point by name; -d that disagrees with the space
+// and a box with a space are usage errors.
+func TestAskTellSpace(t *testing.T) {
+	spacePath := writeSpace(t, testSpace)
+	sp, err := space.ReadFile(spacePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	state, log := filepath.Join(dir, "run.hees"), filepath.Join(dir, "run.log")
+	args := []string{"-seed", "5", "-max-evals", "400"}
+	mustCLI(t, "", append([]string{"init", "-state", state, "-space", spacePath, "-log", log}, args...)...)
+	p, err := objectives.Parse("ellipsoid", sp.Len())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for gen := 0; ; gen++ {
+		text := mustCLI(t, "", "ask", "-state", state)
+		if text == "" {
+			break
+		}
+		objects := strings.Split(strings.TrimSpace(mustCLI(t, "", "ask", "-state", state, "-format", "json")), "\n")
+		var in strings.Builder
+		for i, line := range strings.Split(strings.TrimSpace(text), "\n") {
+			id, values, _ := strings.Cut(line, " ")
+			y, err := sp.ParseText(values)
+			if err != nil {
+				t.Fatalf("ask printed %q: %v", line, err)
+			}
+			var obj struct {
+				ID     string          `json:"id"`
+				Params json.RawMessage `json:"params"`
+			}
+			if err := json.Unmarshal([]byte(objects[i]), &obj); err != nil || obj.ID != id {
+				t.Fatalf("ask -format json printed %q for %q: %v", objects[i], line, err)
+			}
+			if z, err := sp.ParseJSON(obj.Params); err != nil || !slices.Equal(z, y) {
+				t.Fatalf("ask -format json printed %q, the words %q: %v", objects[i], values, err)
+			}
+			fmt.Fprintf(&in, "%s %s\n", id, formatValue(p.Eval(sp.Numbers(nil, y))))
+		}
+		mustCLI(t, in.String(), "tell", "-state", state)
+		if gen > 1000 {
+			t.Fatal("no stop after 1000 generations")
+		}
+	}
+	runLog := filepath.Join(dir, "hees-run.log")
+	want, _ := runJSON(t, append([]string{"-f", "ellipsoid", "-space", spacePath, "-log", runLog, "-target", "none"}, args...)...)
+	got := status(t, state)
+	for _, k := range []string{"evals", "f_best", "x_best", "params", "stop_reason"} {
+		if fmt.Sprint(got[k]) != fmt.Sprint(want[k]) {
+			t.Errorf("%s: ask/tell %v, hees run %v", k, got[k], want[k])
+		}
+	}
+	if g, w := logRows(readFile(t, log)), logRows(readFile(t, runLog)); g != w || !strings.HasPrefix(g, "evaluation,generation,row,status,f,lr,count,act,drop,w,batch\n") {
+		t.Errorf("the ask/tell log differs from hees run's:\n%.500s\nhees run:\n%.500s", g, w)
+	}
+	if out := mustCLI(t, "", "status", "-state", state); !regexpMatch(`best x +lr=[0-9.e-]+ count=\d+ act=(relu|tanh|sigmoid) drop=(0|0\.25|0\.5) w=\S+ batch=\d+\n`, out) {
+		t.Errorf("status:\n%s", out)
+	}
+
+	// hees worker sends the values to its program as words or as JSON
+	// objects (-format json), with the bits of hees run -cmd -space.
+	setObjectiveEnv(t, "sphere", "HEES_TEST_WORDS=1")
+	want, _ = runJSON(t, append([]string{"-cmd", selfCommand(t), "-space", spacePath}, args...)...)
+	for _, format := range []string{"text", "json"} {
+		state := filepath.Join(dir, format+".hees")
+		mustCLI(t, "", append([]string{"init", "-state", state, "-space", spacePath}, args...)...)
+		w, stderr := startWorker(t, state, workerCommand(t, "sphere", "HEES_TEST_WORDS=1"), "-format", format)
+		if ended, err := waitBounded(w, 60*time.Second); !ended || err != nil {
+			t.Fatalf("worker -format %s: ended %v, %v, stderr:\n%s", format, ended, err, stderr.String())
+		}
+		got := status(t, state)
+		for _, k := range []string{"evals", "f_best", "x_best", "params", "stop_reason"} {
+			if fmt.Sprint(got[k]) != fmt.Sprint(want[k]) {
+				t.Errorf("worker -format %s: %s %v, hees run %v", format, k, got[k], want[k])
+			}
+		}
+	}
+
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-d", "3"}, "-d 3: the space " + spacePath + " has 6 parameters"},
+		{[]string{"-lower", "0"}, "-space gives the range of every parameter"},
+		{[]string{"-x0", "1,2"}, "-x0:"},
+	} {
+		code, out, errOut := cli("", append([]string{"init", "-state", filepath.Join(dir, "bad.hees"), "-space", spacePath}, c.args...)...)
+		if code != exitUsage || out != "" || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, c.want) {
+			t.Errorf("init -space %q: exit %d, stdout %q, stderr %q; want %q", c.args, code, out, errOut, c.want)
+		}
+	}
+	for _, args := range [][]string{{"ask", "-state", state, "-format", "xml"}, {"worker", "-state", state, "-cmd", "true", "-format", "xml"}} {
+		code, out, errOut := cli("", args...)
+		if code != exitUsage || out != "" || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, `-format "xml": want text or json`) {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q", args, code, out, errOut)
 		}
 	}
 }

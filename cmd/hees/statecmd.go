@@ -10,15 +10,21 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/hees-dev/hees/es"
+	"github.com/hees-dev/hees/internal/boundedfile"
 	"github.com/hees-dev/hees/internal/checkpoint"
 	"github.com/hees-dev/hees/internal/points"
+	"github.com/hees-dev/hees/internal/runlog"
+	"github.com/hees-dev/hees/internal/runner"
 	"github.com/hees-dev/hees/internal/runspec"
+	"github.com/hees-dev/hees/internal/samefile"
 	"github.com/hees-dev/hees/internal/session"
+	"github.com/hees-dev/hees/space"
 )
 
 // Exit statuses of the ask/tell commands besides exitOK, exitFailure and
@@ -104,9 +110,10 @@ func stateFlagSet(name string) (*flag.FlagSet, *string) {
 
 // parseStateFlags is parseFlags for a FlagSet of stateFlagSet, whose
 // -state is path: a missing -state is a usage error too. help is the
-// command's own text; asktellHelp and the flags follow it.
+// command's own text; the pointer to hees help asktell and the flags
+// follow it.
 func parseStateFlags(fs *flag.FlagSet, path *string, args []string, help string, stdout, stderr io.Writer) (status int, done bool) {
-	if status, done := parseFlags(fs, args, help+asktellHelp+"Flags:\n", stdout, stderr); done {
+	if status, done := parseFlags(fs, args, help+asktellPointer+"Flags:\n", stdout, stderr); done {
 		return status, true
 	}
 	if *path == "" {
@@ -120,7 +127,7 @@ func runInit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	const name = "hees init"
 	var (
 		sf       strategyFlags
-		maxEvals = countFlag{def: "none"}
+		maxEvals = countFlag{def: fmt.Sprintf("%d*d, as hees run", budgetPerDim)}
 		target   = targetFlag{def: "none"}
 	)
 	fs, path := stateFlagSet(name)
@@ -139,12 +146,25 @@ func runInit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	onError := onErrorFlag(es.OnErrorStop)
 	fs.Var(&onError, "on-error", "`POLICY` for a candidate that failed more than -retries times: stop (the run stops) or nan (it is told NaN, ranked worst)")
 	injectFile := fs.String("inject", "", "hand out the known points in `FILE` (one per line, d numbers separated by spaces or commas) first, as IDs i0-<row>@<run>")
+	logFile := fs.String("log", "", "append every evaluation, as hees run -log does, to the new `FILE`: written by whoever completes a generation (tell, worker), so every machine must reach it by the same absolute path")
+	spaceFile := fs.String("space", "", "search the named parameters of the space `FILE` (as hees run -space): -d is its length; ask, the workers' programs, the log and status see the parameters' values")
+	var x0 lazyPoint
+	x0.into = &sf.x0
+	fs.Lookup("x0").Value = &x0
 	if status, done := parseStateFlags(fs, path, args, initHelp, stdout, stderr); done {
 		return status
 	}
 	set := given(fs)
+	sp, err := initSpace(*spaceFile, set, dim, &x0)
+	if err != nil {
+		return report(stderr, name, err)
+	}
+	logPath, err := initLogPath(*path, *logFile)
+	if err != nil {
+		return report(stderr, name, err)
+	}
 	sf.sigma0Given = set["sigma0"]
-	if !set["d"] {
+	if !set["d"] && sp == nil {
 		return report(stderr, name, usagef("-d D is required"))
 	}
 	if *retries < 0 || *retries > es.MaxRetries {
@@ -160,15 +180,34 @@ func runInit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err := checkDim(*dim); err != nil {
 		return report(stderr, name, err)
 	}
+	if sp != nil {
+		sf.x0 = nil // the space's values, read by spaceConfig
+	}
 	cfg, err := sf.config(*dim, commandBox)
 	if err != nil {
 		return report(stderr, name, err)
+	}
+	var spaceJSON []byte
+	if sp != nil {
+		if cfg, err = spaceConfig(cfg, sf.algo, sp, &x0, sf.sigma0Given); err != nil {
+			return report(stderr, name, err)
+		}
+		spaceJSON, _ = sp.MarshalJSON() // a Space always marshals
 	}
 	s, err := sf.strategy(cfg)
 	if err != nil {
 		return report(stderr, name, &usageError{err.Error()})
 	}
-	inject, err := readInject(*injectFile, s, maxEvals.n)
+	if !maxEvals.set {
+		maxEvals.n = budgetPerDim * *dim
+	}
+	readKnown := readInject
+	if sp != nil {
+		readKnown = func(path string, s es.Strategy, maxEvals int) ([][]float64, error) {
+			return readSpaceInject(path, sp, s, maxEvals)
+		}
+	}
+	inject, err := readKnown(*injectFile, s, maxEvals.n)
 	if err != nil {
 		return report(stderr, name, err)
 	}
@@ -177,7 +216,7 @@ func runInit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return report(stderr, name, err)
 	}
 	spec := runspec.Spec{Algo: sf.algo, Restarts: sf.restarts, Seed: sf.seed, MaxEvals: maxEvals.n, Target: target.value,
-		Retries: *retries, OnError: es.OnError(onError), LostLeases: *lostLeases}
+		Retries: *retries, OnError: es.OnError(onError), LostLeases: *lostLeases, Log: logPath, Space: spaceJSON}
 	ss, err := session.New(session.Settings{RunID: runID, Spec: spec, Lock: lock, Inject: inject}, s)
 	if err != nil {
 		return report(stderr, name, err)
@@ -188,7 +227,75 @@ func runInit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err := lockedStore(name, *path, stderr).Create(ctx, ss, *force); err != nil {
 		return report(stderr, name, err)
 	}
+	if logPath != "" {
+		withDim := spec
+		withDim.Dim = *dim
+		meta := append(runner.Metadata(&withDim, nil, s), runlog.Field{Name: "run", Value: runID})
+		var cols runlog.Columns
+		if sp != nil {
+			cols = runlog.SpaceColumns(sp)
+		}
+		l, err := runlog.OpenLogColumns(logPath, *dim, meta, cols)
+		if err == nil {
+			err = l.Close()
+		}
+		if err != nil {
+			return report(stderr, name, fmt.Errorf("-log %v (the state %s was written: hees init -force %s ... replaces it)", err, *path, *path))
+		}
+	}
 	return exitOK
+}
+
+// initSpace reads the space of hees init -space FILE (nil without it),
+// sets dim to its length (a -d that disagrees is a usage error) and
+// refuses the flags that do not go with it; without a space, -x0 must be
+// numbers.
+func initSpace(file string, set map[string]bool, dim *int, x0 *lazyPoint) (*space.Space, error) {
+	if file == "" {
+		return nil, x0.numbersErr("init")
+	}
+	if set["lower"] || set["upper"] || set["stds"] || set["box"] {
+		return nil, usagef("-space gives the range of every parameter: leave out -lower, -upper, -stds and -box")
+	}
+	sp, err := space.ReadFile(file)
+	if err != nil {
+		return nil, usagef("-space %v", err)
+	}
+	if set["d"] && *dim != sp.Len() {
+		return nil, usagef("-d %d: the space %s has %d parameters (%s); leave -d out or make them agree",
+			*dim, file, sp.Len(), strings.Join(sp.Names(), ", "))
+	}
+	*dim = sp.Len()
+	return sp, nil
+}
+
+// initLogPath checks the -log FILE of hees init for the state at state and
+// returns its absolute path ("" without one): a new or empty regular file
+// in an existing directory, not one of the run's own files.
+func initLogPath(state, log string) (string, error) {
+	if log == "" {
+		return "", nil
+	}
+	abs, err := filepath.Abs(log)
+	if err != nil {
+		return "", usagef("-log %s: %v", log, err)
+	}
+	if err := runlog.CheckDir("-log", log); err != nil {
+		return "", usagef("%v", err)
+	}
+	for _, own := range []string{state, session.JournalPath(state), state + ".lock", state + ".lk"} {
+		if samefile.Same(log, own) {
+			return "", usagef("-log %s is the file %s of the run: give the log another name", log, own)
+		}
+	}
+	switch info, err := os.Stat(log); {
+	case err != nil:
+	case !info.Mode().IsRegular():
+		return "", usagef("-log %s is %s: give the name of a regular file", log, boundedfile.Kind(info.Mode()))
+	case info.Size() > 0:
+		return "", usagef("-log %s exists: the log of an ask/tell run is its own file, give a new one", log)
+	}
+	return abs, nil
 }
 
 // runAsk is the ask command.
@@ -196,8 +303,9 @@ func runAsk(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	const name = "hees ask"
 	fs, path := stateFlagSet(name)
 	claim := fs.Int("claim", 0, "claim up to `N` candidates that no live lease holds, and lease them")
-	lease := fs.Duration("lease", defaultClaimLease, "with -claim, lease the candidates for `DURATION` (it must outlast their evaluation)")
+	lease := fs.Duration("lease", defaultClaimLease, "with -claim, lease the candidates for `DURATION`; it must outlast their evaluation, since hees ask does not renew it (hees worker renews its shorter lease while it evaluates)")
 	wait := fs.Bool("wait", false, "with -claim, wait until a candidate can be claimed or the run stops")
+	format := fs.String("format", "text", "how a candidate is printed: `FORMAT` text (its ID, then its coordinates, or with hees init -space the parameters' values) or json (one object per line: \"id\" and \"params\", the values by name)")
 	if status, done := parseStateFlags(fs, path, args, askHelp, stdout, stderr); done {
 		return status
 	}
@@ -207,30 +315,80 @@ func runAsk(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return report(stderr, name, usagef("-claim %d: want at least 1", *claim))
 	case (set["lease"] || *wait) && !set["claim"]:
 		return report(stderr, name, usagef("-lease and -wait need -claim N"))
+	case *format != "text" && *format != runner.FormatJSON:
+		return report(stderr, name, usagef("-format %q: want text or json", *format))
 	}
 	if err := checkLease(*lease); err != nil {
 		return report(stderr, name, err)
-	}
-	if *claim > 0 {
-		ctx, stop := signalContext()
-		defer stop()
-		return askClaim(ctx, *path, *claim, *lease, *wait, stdout, stderr)
 	}
 	v, err := loadState(*path)
 	if err != nil {
 		return report(stderr, name, err)
 	}
+	line, err := candidateLine(v, *format)
+	if err != nil {
+		return report(stderr, name, err)
+	}
+	if *claim > 0 {
+		ctx, stop := signalContext()
+		defer stop()
+		return askClaim(ctx, *path, *claim, *lease, *wait, line, stdout, stderr)
+	}
 	if v.StopReason() != "" {
 		return noCandidates(name, v.StopReason(), exitOK, stderr)
 	}
-	return printCandidates(name, v.Pending(), stdout, stderr)
+	return printCandidates(name, v.Pending(), line, stdout, stderr)
 }
 
-// printCandidates prints "ID x1 ... xd" lines for cands on stdout.
-func printCandidates(name string, cands []session.Candidate, stdout, stderr io.Writer) int {
+// stateSpace returns the search space of the run v (hees init -space),
+// nil without one.
+func stateSpace(v *session.View) (*space.Space, error) {
+	if v.Spec.Space == nil {
+		return nil, nil
+	}
+	sp, err := space.Parse(v.Spec.Space)
+	if err != nil {
+		return nil, fmt.Errorf("the run's space: %w", err)
+	}
+	if sp.Len() != v.Dim {
+		return nil, fmt.Errorf("the run's space has %d parameters, the run %d dimensions", sp.Len(), v.Dim)
+	}
+	return sp, nil
+}
+
+// candidateLine returns how hees ask writes a candidate of the run v in
+// format (text or json), without the newline.
+func candidateLine(v *session.View, format string) (func(dst []byte, c session.Candidate) []byte, error) {
+	sp, err := stateSpace(v)
+	if err != nil {
+		return nil, err
+	}
+	enc := runner.Encoder(&runspec.Spec{Format: format}, sp)
+	if format == runner.FormatJSON {
+		return func(dst []byte, c session.Candidate) []byte {
+			dst = append(dst, `{"id":"`...)
+			dst = append(dst, c.ID.String()...)
+			dst = append(dst, `","params":`...)
+			return append(enc(dst, c.X), '}')
+		}, nil
+	}
+	return func(dst []byte, c session.Candidate) []byte {
+		dst = append(append(dst, c.ID.String()...), ' ')
+		if enc == nil {
+			return append(dst, points.Format(c.X)...)
+		}
+		return enc(dst, c.X)
+	}, nil
+}
+
+// printCandidates prints one line for each of cands on stdout, as line
+// writes it.
+func printCandidates(name string, cands []session.Candidate, line func([]byte, session.Candidate) []byte, stdout, stderr io.Writer) int {
 	out := bufio.NewWriter(stdout)
+	var buf []byte
 	for _, c := range cands {
-		fmt.Fprintf(out, "%s %s\n", c.ID, points.Format(c.X))
+		buf = append(line(buf[:0], c), '\n')
+		out.Write(buf)
 	}
 	if err := out.Flush(); err != nil {
 		return report(stderr, name, err)
@@ -246,14 +404,14 @@ func noCandidates(name string, reason es.Reason, status int, stderr io.Writer) i
 }
 
 // askClaim is ask -claim.
-func askClaim(ctx context.Context, path string, n int, lease time.Duration, wait bool, stdout, stderr io.Writer) int {
+func askClaim(ctx context.Context, path string, n int, lease time.Duration, wait bool, line func([]byte, session.Candidate) []byte, stdout, stderr io.Writer) int {
 	const name = "hees ask"
 	got, err := lockedStore(name, path, stderr).ClaimWait(ctx, n, lease, session.Self(0), wait)
 	switch {
 	case err != nil:
 		return report(stderr, name, stateError(err))
 	case len(got.Candidates) > 0:
-		return printCandidates(name, got.Candidates, stdout, stderr)
+		return printCandidates(name, got.Candidates, line, stdout, stderr)
 	case got.Stop != "":
 		return noCandidates(name, got.Stop, exitStopped, stderr)
 	}
@@ -348,27 +506,34 @@ func plural(n int) string {
 
 // statusReport is the -json output of hees status.
 type statusReport struct {
-	RunID      string         `json:"run_id"`
-	Algo       string         `json:"algo"`
-	Strategy   string         `json:"strategy"`
-	Dim        int            `json:"dim"`
-	Seed       uint64         `json:"seed"`
-	Generation int            `json:"generation"`
-	Injected   bool           `json:"injected,omitempty"` // the pending batch is the known points before the generation
-	Evals      int            `json:"evals"`
-	Restarts   int            `json:"restarts"`
-	Told       int            `json:"told"`
-	Pending    int            `json:"pending"`
-	Leased     int            `json:"leased"`
-	Sigma      jsonFloat      `json:"sigma"`
-	FBest      jsonFloat      `json:"f_best"`
-	XBest      []jsonFloat    `json:"x_best"`
-	StopReason es.Reason      `json:"stop_reason"`
-	StopDetail string         `json:"stop_detail,omitempty"`
-	Lock       string         `json:"lock"`
-	Leases     []leaseReport  `json:"leases,omitempty"`
-	Attempts   []tryReport    `json:"attempts,omitempty"`
-	Workers    []workerReport `json:"workers,omitempty"`
+	RunID      string     `json:"run_id"`
+	Algo       string     `json:"algo"`
+	Strategy   string     `json:"strategy"`
+	Dim        int        `json:"dim"`
+	Seed       uint64     `json:"seed"`
+	Generation int        `json:"generation"`
+	Injected   bool       `json:"injected,omitempty"` // the pending batch is the known points before the generation
+	Evals      int        `json:"evals"`
+	Restarts   int        `json:"restarts"`
+	Told       int        `json:"told"`
+	Pending    int        `json:"pending"`
+	Leased     int        `json:"leased"`
+	Sigma      jsonFloat  `json:"sigma"`
+	MaxEvals   int        `json:"max_evals"` // 0: none
+	Target     *jsonFloat `json:"target"`    // null: none
+	FBest      jsonFloat  `json:"f_best"`
+	// XBest is the best point: numbers ([]jsonFloat), or with hees init
+	// -space the user's values ([]space.Value), which Params repeats as
+	// an object of names.
+	XBest      any             `json:"x_best"`
+	Params     json.RawMessage `json:"params,omitempty"`
+	names      []string        // of the space's parameters, for the text
+	StopReason es.Reason       `json:"stop_reason"`
+	StopDetail string          `json:"stop_detail,omitempty"`
+	Lock       string          `json:"lock"`
+	Leases     []leaseReport   `json:"leases,omitempty"`
+	Attempts   []tryReport     `json:"attempts,omitempty"`
+	Workers    []workerReport  `json:"workers,omitempty"`
 }
 
 // leaseReport is a lease of a pending candidate in hees status.
@@ -404,6 +569,13 @@ func newStatusReport(v *session.View, now time.Time) statusReport {
 		Told: v.NumTold(), Pending: v.Rows() - v.NumTold(), Leased: v.Leased(now),
 		Sigma: jsonFloat(v.Sigma), FBest: jsonFloat(f), XBest: jsonFloats(x),
 		StopReason: v.StopReason(), StopDetail: v.Header.StopDetail, Lock: v.Lock,
+		MaxEvals: v.Spec.MaxEvals,
+	}
+	if t := v.Spec.Target; t != nil {
+		rep.Target = (*jsonFloat)(t)
+	}
+	if sp, err := stateSpace(v); err == nil && sp != nil && x != nil {
+		rep.XBest, rep.Params, rep.names = sp.Values(x), sp.AppendJSON(nil, x), sp.Names()
 	}
 	for row := range v.Rows() {
 		id := v.ID(row).String()
@@ -435,7 +607,7 @@ func runStatus(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	cpPath := fs.String("checkpoint", "", "the checkpoint `FILE` of a hees run -checkpoint, instead of -state: its best point, evaluations, step size and stop")
 	asJSON := fs.Bool("json", false, "print the status as one JSON object")
 	watch := fs.Duration("watch", 0, "print the status every `INTERVAL` (such as 2s), in place on a terminal, until the run stops or Ctrl-C")
-	if status, done := parseFlags(fs, args, statusHelp+asktellHelp+"Flags:\n", stdout, stderr); done {
+	if status, done := parseFlags(fs, args, statusHelp+asktellPointer+"Flags:\n", stdout, stderr); done {
 		return status
 	}
 	switch {
@@ -502,12 +674,7 @@ func isTerminal(w io.Writer) bool {
 // printStatus prints rep, as JSON or as text.
 func printStatus(name string, rep statusReport, asJSON bool, stdout, stderr io.Writer) int {
 	if asJSON {
-		out, err := json.Marshal(rep)
-		if err != nil {
-			return report(stderr, name, err)
-		}
-		fmt.Fprintf(stdout, "%s\n", out)
-		return exitOK
+		return printJSON(name, rep, stdout, stderr)
 	}
 	state := "running"
 	if rep.StopReason != "" {
@@ -527,12 +694,16 @@ func printStatus(name string, rep statusReport, asJSON bool, stdout, stderr io.W
 		fmt.Fprintf(stdout, ", %d restarts", rep.Restarts)
 	}
 	fmt.Fprintf(stdout, "\nbest value   %s\n", formatValue(float64(rep.FBest)))
-	var x []float64
-	for _, c := range rep.XBest {
-		x = append(x, float64(c))
-	}
-	fmt.Fprintf(stdout, "best x       %s\n", formatBest(x))
+	fmt.Fprintf(stdout, "best x       %s\n", formatStatusBest(rep))
 	fmt.Fprintf(stdout, "sigma        %s\n", formatValue(float64(rep.Sigma)))
+	limits := "budget none"
+	if rep.MaxEvals > 0 {
+		limits = fmt.Sprintf("budget %d evaluations", rep.MaxEvals)
+	}
+	if rep.Target != nil {
+		limits += ", target " + formatValue(float64(*rep.Target))
+	}
+	fmt.Fprintf(stdout, "limits       %s\n", limits)
 	fmt.Fprintf(stdout, "state        %s\n", state)
 	now := time.Now()
 	for _, l := range rep.Leases {
@@ -584,12 +755,7 @@ func checkpointStatus(name, path string, asJSON bool, stdout, stderr io.Writer) 
 	res.Reason, res.Elapsed = st.File.Stop, st.File.Elapsed
 	rep := checkpointReport{newRunReport(&st.File.Run, st.Problem, st.Strategy, res), jsonFloat(es.StepSize(st.Strategy)), st.File.Elapsed.Seconds()}
 	if asJSON {
-		out, err := json.Marshal(rep)
-		if err != nil {
-			return report(stderr, name, err)
-		}
-		fmt.Fprintf(stdout, "%s\n", out)
-		return exitOK
+		return printJSON(name, rep, stdout, stderr)
 	}
 	printSummary(stdout, &st.File.Run, &rep.runReport, res)
 	fmt.Fprintf(stdout, "sigma        %s\n", formatValue(float64(rep.Sigma)))
@@ -599,4 +765,24 @@ func checkpointStatus(name, path string, asJSON bool, stdout, stderr io.Writer) 
 		fmt.Fprintf(stdout, "state        finished\n")
 	}
 	return exitOK
+}
+
+// formatStatusBest writes the best point of rep: its coordinates, or the
+// space's parameters as name=value words.
+func formatStatusBest(rep statusReport) string {
+	switch x := rep.XBest.(type) {
+	case []space.Value:
+		words := make([]string, len(x))
+		for i, v := range x {
+			words[i] = rep.names[i] + "=" + v.Text()
+		}
+		return strings.Join(words, " ")
+	case []jsonFloat:
+		var f []float64
+		for _, c := range x {
+			f = append(f, float64(c))
+		}
+		return formatBest(f)
+	}
+	return formatBest(nil)
 }

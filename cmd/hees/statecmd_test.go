@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/hees-dev/hees/es"
@@ -213,8 +214,9 @@ func TestAskTellMatchesRun(t *testing.T) {
 		{"rastrigin", []string{"-d", "2", "-restarts", "bipop", "-max-restarts", "2", "-target", "none", "-sigma0", "0.5"}},
 		{"bbob/f15/i1", []string{"-d", "2", "-algo", "cmaes", "-restarts", "bipop", "-max-evals", "2000", "-target", "none"}},
 	} {
-		path := filepath.Join(t.TempDir(), "run.hees")
-		mustCLI(t, "", append([]string{"init", "-state", path}, c.args...)...)
+		dir := t.TempDir()
+		path, log := filepath.Join(dir, "run.hees"), filepath.Join(dir, "run.log")
+		mustCLI(t, "", append([]string{"init", "-state", path, "-log", log}, c.args...)...)
 		p, err := objectives.Parse(c.spec, mustDim(t, c.args))
 		if err != nil {
 			t.Fatal(err)
@@ -236,6 +238,11 @@ func TestAskTellMatchesRun(t *testing.T) {
 		want := compareWithRun(t, "ask/tell", path, c.spec, c.args)
 		if want["stop_reason"] == string(es.ReasonCanceled) {
 			t.Fatalf("%s: run canceled", c.spec)
+		}
+		runLog := filepath.Join(dir, "hees-run.log")
+		runJSON(t, append([]string{"-f", c.spec, "-box", "3", "-log", runLog}, c.args...)...)
+		if got, want := logRows(readFile(t, log)), logRows(readFile(t, runLog)); got != want {
+			t.Errorf("%s %q: the ask/tell log differs from hees run's", c.spec, c.args)
 		}
 	}
 }
@@ -421,9 +428,17 @@ func TestInitAndFiles(t *testing.T) {
 	}
 	human := mustCLI(t, "", "status", "-state", path)
 	want := "strategy     hees2, seed 1, d = 4, run " + runID(t, path) + "\ngeneration   0: 0 told, 9 pending (0 leased)\nevaluations  0\n" +
-		"best value   +Inf\nbest x       none (no value below +Inf)\nsigma        2\nstate        running\n"
+		"best value   +Inf\nbest x       none (no value below +Inf)\nsigma        2\nlimits       budget 40000 evaluations\nstate        running\n"
 	if human != want {
 		t.Errorf("status:\n%s\nwant:\n%s", human, want)
+	}
+	// The default budget is hees run's, 10000 d; -max-evals 0 is none.
+	mustCLI(t, "", "init", "-state", path, "-d", "3", "-force", "-max-evals", "0", "-target", "1e-3")
+	if st := status(t, path); st["max_evals"] != 0.0 || st["target"] != 1e-3 {
+		t.Errorf("init -max-evals 0 -target 1e-3: status %v", st)
+	}
+	if human := mustCLI(t, "", "status", "-state", path); !strings.Contains(human, "\nlimits       budget none, target 0.001\n") {
+		t.Errorf("init -max-evals 0 -target 1e-3: status\n%s", human)
 	}
 
 	data, err := os.ReadFile(path)
@@ -486,5 +501,68 @@ func TestStatusSigmaUnits(t *testing.T) {
 	mustCLI(t, "", "init", "-state", state, "-d", "2", "-stds", "10,1000", "-sigma0", "0.5")
 	if got := status(t, state)["sigma"].(float64); math.Abs(got-50) > 1e-9 {
 		t.Errorf("sigma %v, want 50 = 0.5 × 100", got)
+	}
+}
+
+// TestInitLog checks hees init -log: a file that is not new and empty, one
+// of the run's own files, a missing directory and a named pipe are one
+// line of usage error each, with no state written; a log that cannot be
+// written fails the tell that completes a generation, which keeps its
+// values, and the next tell writes the rows once the log can be written.
+func TestInitLog(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "run.hees")
+	full := filepath.Join(dir, "full.log")
+	if err := os.WriteFile(full, []byte("evaluation\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for log, want := range map[string]string{
+		full:                            "exists: the log of an ask/tell run is its own file",
+		path:                            "is the file " + path + " of the run",
+		path + ".journal":               "of the run: give the log another name",
+		path + ".lock":                  "of the run: give the log another name",
+		filepath.Join(dir, "no", "log"): "no directory",
+		fifo:                            "is a named pipe",
+	} {
+		code, out, errOut := cli("", "init", "-state", path, "-d", "2", "-log", log)
+		if code != exitUsage || out != "" || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, want) {
+			t.Errorf("-log %s: exit %d, stdout %q, stderr %q; want %q", log, code, out, errOut, want)
+		}
+		if _, err := os.Stat(path); err == nil {
+			t.Fatalf("-log %s: the state was written", log)
+		}
+	}
+
+	log := filepath.Join(dir, "run.log")
+	mustCLI(t, "", "init", "-state", path, "-d", "2", "-log", log, "-seed", "4")
+	if err := os.Remove(log); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(log, 0o755); err != nil { // a log that cannot be opened
+		t.Fatal(err)
+	}
+	var in strings.Builder
+	for _, c := range askAll(t, path) {
+		fmt.Fprintf(&in, "%s %s\n", c.id, formatValue(c.x[0]*c.x[0]+c.x[1]*c.x[1]))
+	}
+	code, _, errOut := cli(in.String(), "tell", "-state", path)
+	if code != exitFailure || !strings.Contains(errOut, "writing the log "+log) {
+		t.Errorf("tell with a log that cannot be written: exit %d, stderr %q", code, errOut)
+	}
+	if st := status(t, path); st["generation"] != 0.0 || st["pending"] != 0.0 {
+		t.Errorf("after the failed fold: %v, want generation 0 with every value told", st)
+	}
+	os.Remove(log)
+	mustCLI(t, "", "tell", "-state", path)
+	if st := status(t, path); st["generation"] != 1.0 {
+		t.Errorf("after the log came back: generation %v, want 1", st["generation"])
+	}
+	rows := strings.Split(strings.TrimSpace(logRows(readFile(t, log))), "\n")
+	if n := strings.Count(in.String(), "\n"); len(rows) != n+1 || !strings.HasPrefix(rows[0], "evaluation,") || !strings.HasPrefix(rows[n], strconv.Itoa(n)+",0,") {
+		t.Errorf("the log after the fold:\n%s", strings.Join(rows, "\n"))
 	}
 }

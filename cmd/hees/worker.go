@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/hees-dev/hees/extproc"
+	"github.com/hees-dev/hees/internal/runner"
+	"github.com/hees-dev/hees/internal/runspec"
 	"github.com/hees-dev/hees/internal/session"
 	"github.com/hees-dev/hees/internal/worker"
 )
@@ -46,12 +48,15 @@ func runWorker(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	evalTimeout := fs.Duration("eval-timeout", 0, "fail an evaluation that takes longer than `TIME` (0: no limit)")
 	until := fs.String("until", "", "claim nothing once the time left before `TIME` (a duration, a time, or Unix seconds; default: Slurm's SLURM_JOB_END_TIME) is shorter than the longest evaluation seen")
 	poll := fs.Duration("poll", session.PollMax, "an idle worker looks at the journal at most `INTERVAL` apart (raise it to a second or more with hundreds of workers on a shared file system)")
+	format := fs.String("format", "text", "how a point is written to the program: `FORMAT` text (numbers, or with hees init -space the parameters' values, separated by spaces) or json (one JSON object of names per line)")
 	if status, done := parseStateFlags(fs, path, args, workerHelp, stdout, stderr); done {
 		return status
 	}
 	switch {
 	case *command == "":
 		return report(stderr, name, usagef("-cmd PROGRAM is required"))
+	case *format != "text" && *format != runner.FormatJSON:
+		return report(stderr, name, usagef("-format %q: want text or json", *format))
 	case *workers < 1 || *workers > extproc.MaxProcs:
 		return report(stderr, name, usagef("-workers %d: want 1 to %d", *workers, extproc.MaxProcs))
 	case *poll < time.Millisecond || *poll > time.Minute:
@@ -72,12 +77,18 @@ func runWorker(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return report(stderr, name, &usageError{err.Error()})
 		}
 	}
-	if _, err := loadState(*path); err != nil {
+	v, err := loadState(*path)
+	if err != nil {
 		return report(stderr, name, err)
 	}
+	sp, err := stateSpace(v)
+	if err != nil {
+		return report(stderr, name, err)
+	}
+	encode := runner.Encoder(&runspec.Spec{Format: *format}, sp)
 	ctx, stop := signalContext()
 	defer stop()
-	w := &worker.Worker{Path: *path, Command: *command, Lease: *lease, Until: end, Poll: *poll, Options: extproc.Options{EvalTimeout: *evalTimeout},
+	w := &worker.Worker{Path: *path, Command: *command, Lease: *lease, Until: end, Poll: *poll, Options: extproc.Options{EvalTimeout: *evalTimeout, Encode: encode},
 		Warn: func(msg string) { fmt.Fprintf(stderr, "%s: %s\n", name, msg) }}
 	reason, err := w.Run(ctx, *workers)
 	switch {

@@ -73,8 +73,9 @@ func TestWorkerPoolMatchesRun(t *testing.T) {
 		{"rastrigin", []string{"-d", "2", "-restarts", "ipop", "-max-restarts", "1", "-target", "none", "-sigma0", "0.5"},
 			[]string{"HEES_TEST_CRASH_AFTER=40"}},
 	} {
-		path := filepath.Join(t.TempDir(), "run.hees")
-		mustCLI(t, "", append([]string{"init", "-state", path}, c.args...)...)
+		dir := t.TempDir()
+		path, log := filepath.Join(dir, "run.hees"), filepath.Join(dir, "run.log")
+		mustCLI(t, "", append([]string{"init", "-state", path, "-log", log}, c.args...)...)
 		command := workerCommand(t, c.spec, c.extra...)
 		const lease = "300ms"
 		workers := make([]*exec.Cmd, 4)
@@ -109,6 +110,12 @@ func TestWorkerPoolMatchesRun(t *testing.T) {
 			}
 		}
 		compareWithRun(t, "workers", path, c.spec, c.args)
+		// The log's rows are those of hees run -log, whoever told what.
+		runLog := filepath.Join(dir, "hees-run.log")
+		runJSON(t, append([]string{"-f", c.spec, "-box", "3", "-log", runLog}, c.args...)...)
+		if got, want := logRows(readFile(t, log)), logRows(readFile(t, runLog)); got != want || want == "" {
+			t.Errorf("%s: the log of the workers differs from hees run's:\n%s\nhees run:\n%s", c.spec, got, want)
+		}
 		if c.extra[0] == "HEES_TEST_CRASH_AFTER=40" && !strings.Contains(stderrs[1].String()+stderrs[2].String()+stderrs[3].String(), "simulated crash") {
 			t.Errorf("%s: no worker reports a crash of its program", c.spec)
 		}

@@ -25,6 +25,7 @@ import (
 	"github.com/hees-dev/hees/internal/atomicfile"
 	"github.com/hees-dev/hees/internal/boundedfile"
 	"github.com/hees-dev/hees/linalg"
+	"github.com/hees-dev/hees/space"
 )
 
 // CheckDir reports that the directory of path, the file of the flag named
@@ -141,6 +142,15 @@ type Columns struct {
 	Append func(dst []byte, x []float64) []byte
 }
 
+// SpaceColumns are the point columns of a log of a run in the space sp
+// (hees run -space): the parameters' names, and their values in the
+// user's units.
+func SpaceColumns(sp *space.Space) Columns {
+	return Columns{Names: sp.Names(), Append: func(dst []byte, x []float64) []byte {
+		return sp.AppendText(dst, x, ',')
+	}}
+}
+
 // header returns the header line of a log in d dimensions with the
 // columns c, without its newline.
 func (c Columns) header(d int) string {
@@ -186,6 +196,16 @@ func OpenLog(path string, d int, meta []Field) (*Log, error) {
 // started afresh.
 func ResumeLog(path string, d int, meta []Field, evals int) (*Log, error) {
 	return openLog(path, d, meta, evals, Columns{})
+}
+
+// OpenLogColumns is OpenLog for a log with the point columns cols.
+func OpenLogColumns(path string, d int, meta []Field, cols Columns) (*Log, error) {
+	return openLog(path, d, meta, -1, cols)
+}
+
+// ResumeLogColumns is ResumeLog for a log with the point columns cols.
+func ResumeLogColumns(path string, d int, meta []Field, evals int, cols Columns) (*Log, error) {
+	return openLog(path, d, meta, evals, cols)
 }
 
 // RedoneComment starts the comment line that keeps a row a resumed run

@@ -193,13 +193,18 @@ func (k keyedNoise) EvalKeyed(x []float64, key uint64) float64 { return k.p.Eval
 func (k keyedNoise) Eval(x []float64) float64 { return k.p.Eval(x) }
 
 // Options returns the Minimize options of the settings rs, with the Hessian
-// of problem (nil with a command) for the trace.
+// of problem for the trace of a strategy with a transformation (nil with a
+// command, or without a transformation).
 func Options(rs *checkpoint.Settings, problem objectives.Problem) es.Options {
 	opt := es.Options{Workers: rs.Workers, MaxTime: rs.MaxTime, MaxEvals: rs.MaxEvals, Target: rs.Target,
 		OnError: rs.OnError, Retries: rs.Retries}
 	if rs.Trace != "" {
 		opt.Trace = &es.Trace{Interval: rs.TraceEvery}
-		opt.Hessian, _ = Hessian(problem)
+		// Only a row with a transformation A uses the Hessian (A^T H A):
+		// the strategies without one run where d×d would not fit.
+		if info, err := es.Lookup(rs.Algo); err == nil && info.Transform {
+			opt.Hessian, _ = Hessian(problem)
+		}
 	}
 	return opt
 }
@@ -234,13 +239,14 @@ func closeExternal(ctx context.Context, pool *extproc.Pool, runErr error) ([]err
 }
 
 // Metadata returns the comment lines that start the log and the trace
-// of a run of s with the settings rs on problem (nil with a command). They
+// of a run of s with the settings rs on problem (nil with a command, and
+// for an ask/tell run, which names neither). They
 // do not depend on -workers or on timing, so that the files do not.
 func Metadata(rs *checkpoint.Settings, problem objectives.Problem, s es.Strategy) []runlog.Field {
 	meta := []runlog.Field{{Name: "hees", Value: version.String()}, {Name: "strategy", Value: s.Name()}}
 	if problem != nil {
 		meta = append(meta, runlog.Field{Name: "problem", Value: problem.Name()})
-	} else {
+	} else if rs.Command != "" { // none for an ask/tell run
 		meta = append(meta, runlog.Field{Name: "command", Value: rs.Command})
 	}
 	target := "none"
@@ -272,9 +278,7 @@ func openFiles(rs *checkpoint.Settings, meta []runlog.Field, s es.Strategy, resu
 		Trace: traceRows, Meta: meta, SyncEvery: syncEvery}
 	if sp != nil {
 		// Named columns in the user's units (docs: hees help run).
-		cfg.Columns = runlog.Columns{Names: sp.Names(), Append: func(dst []byte, x []float64) []byte {
-			return sp.AppendText(dst, x, ',')
-		}}
+		cfg.Columns = runlog.SpaceColumns(sp)
 	}
 	if traceRows != nil {
 		cfg.TracePath = rs.TracePath()

@@ -27,9 +27,11 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/hees-dev/hees/es"
+	"github.com/hees-dev/hees/space"
 )
 
 // MaxLostLeases bounds Spec.LostLeases.
@@ -155,4 +157,31 @@ func Decode(data []byte) (Spec, error) {
 		return Spec{}, fmt.Errorf("runspec: %w", err)
 	}
 	return s, nil
+}
+
+// SpaceOf returns the search space of the run (nil without one) whose
+// strategy is st, and an error when the space is bad or disagrees with
+// st: another number of parameters than st's dimension, or another box or
+// other steps than the space gives a strategy of the run's kind.
+func (s *Spec) SpaceOf(st es.Strategy) (*space.Space, error) {
+	if s.Space == nil {
+		return nil, nil
+	}
+	sp, err := space.Parse(s.Space)
+	if err != nil {
+		return nil, fmt.Errorf("the run's space: %w", err)
+	}
+	if sp.Len() != st.Dim() {
+		return nil, fmt.Errorf("the run's space has %d parameters, its strategy %d dimensions", sp.Len(), st.Dim())
+	}
+	info, err := es.Lookup(s.Algo)
+	if err != nil {
+		return nil, err
+	}
+	lower, upper, steps := sp.Domain(info.Margin)
+	b, gotSteps := es.Box(st)
+	if b == nil || !slices.Equal(b.Lower, lower) || !slices.Equal(b.Upper, upper) || !slices.Equal(gotSteps, steps) {
+		return nil, fmt.Errorf("the run's space (%s) does not give the box its strategy searches", strings.Join(sp.Names(), ", "))
+	}
+	return sp, nil
 }

@@ -66,6 +66,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"time"
@@ -247,6 +248,12 @@ func (ss *Session) checkSettings() error {
 // file, and asks for the current batch: the known points, or else the
 // generation's candidates.
 func (ss *Session) start(s es.Strategy) error {
+	if _, err := ss.File.Spec.SpaceOf(s); err != nil {
+		return err
+	}
+	if ss.File.Log != "" && !filepath.IsAbs(ss.File.Log) {
+		return fmt.Errorf("log %q is not an absolute path", ss.File.Log)
+	}
 	run, err := es.NewRun(s, es.Limits{MaxEvals: ss.File.MaxEvals, Target: ss.File.Target})
 	if err != nil {
 		return err

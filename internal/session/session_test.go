@@ -218,3 +218,31 @@ func newSessionDimTB(t testing.TB, d int) *Session {
 	}
 	return ss
 }
+
+// TestSessionSpaceMustFit refuses a run whose space disagrees with its
+// strategy (another number of parameters, another box) and a relative
+// log, and takes one that fits.
+func TestSessionSpaceMustFit(t *testing.T) {
+	two := []byte(`{"params":[{"name":"a","type":"real","low":-3,"high":3},{"name":"b","type":"real","low":-3,"high":3}]}`)
+	for _, c := range []struct {
+		space []byte
+		box   *es.Bounds
+		log   string
+		want  string // "": accepted
+	}{
+		{two, &es.Bounds{Lower: []float64{-3, -3}, Upper: []float64{3, 3}}, "", ""},
+		{two, &es.Bounds{Lower: []float64{-3, -3}, Upper: []float64{3, 4}}, "", "does not give the box its strategy searches"},
+		{two[:len(two)-len(`,{"name":"b","type":"real","low":-3,"high":3}]}`)], nil, "", "the run's space: space: not a space file"},
+		{[]byte(`{"params":[{"name":"a","type":"real","low":-3,"high":3}]}`), &es.Bounds{Lower: []float64{-3, -3}, Upper: []float64{3, 3}}, "", "has 1 parameters, its strategy 2 dimensions"},
+		{nil, nil, "run.log", `log "run.log" is not an absolute path`},
+	} {
+		s, err := es.New("hees2", es.Config{Dim: 2, Seed: 1, Bounds: c.box})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = New(Settings{RunID: "0123abcd", Spec: runspec.Spec{Algo: "hees2", Restarts: "none", Seed: 1, Space: c.space, Log: c.log}}, s)
+		if (c.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("space %s, box %v, log %q: %v, want %q", c.space, c.box, c.log, err, c.want)
+		}
+	}
+}

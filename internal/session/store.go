@@ -520,8 +520,21 @@ func (w *writer) fold(now time.Time) error {
 		}
 	}
 	ss.View = v
+	var rows batchRows
+	if ss.File.Log != "" {
+		rows = ss.logRows()
+	}
 	if err := ss.fold(now); err != nil {
 		return err
+	}
+	if ss.File.Log != "" {
+		cols, err := ss.logColumns()
+		if err == nil {
+			err = writeLog(ss.File.Log, ss.s.Dim(), cols, rows)
+		}
+		if err != nil {
+			return err
+		}
 	}
 	snap, h, err := ss.Snapshot()
 	if err != nil {
