@@ -10,6 +10,7 @@
 //	hees14  (1+4)-HE-ES of Glasmachers & Krause, Algorithm 4
 //	hees    full non-elitist HE-ES with mirrored sampling, Algorithm 1
 //	hees2   hees with its path as a search direction and more departures
+//	lqhees  hees2 ranking on a linear-quadratic model of f while it predicts
 //	lmhees  limited-memory HE-ES: a diagonal times m learned directions, O(m d)
 //	cma11   (1+1)-CMA-ES, Suttorp, Hansen & Igel 2009 variant
 //	cmaes   (mu/mu_w, lambda)-CMA-ES with the active update, pycma 4.4's defaults
@@ -23,7 +24,10 @@
 // paper. hees14 and hees are the paper's algorithms exactly. For d in the
 // thousands and beyond, where a d×d matrix does not fit or costs too much,
 // lmhees, sepcma and lmmaes keep O(m d) numbers, m = O(log d)
-// (docs/ALGORITHMS.md Section 21; BENCHMARKS.md, "Large scale").
+// (docs/ALGORITHMS.md Section 21; BENCHMARKS.md, "Large scale"). lqhees
+// needs fewer evaluations than hees2 on smooth functions, at far more CPU
+// per evaluation and without invariance to monotone transformations of f
+// (docs/ALGORITHMS.md Section 22; BENCHMARKS.md, "lqhees").
 //
 // Strategies and Lookup describe each strategy (Info: its population
 // parameter, whether it is elitist, whether it keeps a full transformation
@@ -96,7 +100,9 @@ type Strategy interface {
 	// generation: 2·Pairs+1 for hees (the mirrored pairs and the current
 	// mean, which it evaluates too), 4 for hees14, 1 for es11 and cma11, and
 	// Config.Lambda for cmaes. It is the most a generation asks for: the
-	// elitist strategies ask for the initial point alone in generation 0.
+	// elitist strategies ask for the initial point alone in generation 0,
+	// and lqhees, while its model predicts well, for part of its 2·Pairs+1
+	// candidates in a round (its generation).
 	PopulationSize() int
 
 	// Ask writes the candidates of the current generation into the rows of

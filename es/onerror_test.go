@@ -30,7 +30,8 @@ func crashes(x []float64) bool {
 
 // TestOnErrorWorst runs every strategy on a sphere that fails on 10% of
 // the points: with OnErrorWorst the runs reach the target, count the
-// failures, and give the same Result for 1 and 4 workers.
+// failures, and give the same Result for 1 and 4 workers. (Seed 4: with
+// seed 3, lqhees reaches the target in 29 evaluations, none of which fails.)
 func TestOnErrorWorst(t *testing.T) {
 	target := 1e-8
 	for _, name := range Names() {
@@ -45,7 +46,7 @@ func TestOnErrorWorst(t *testing.T) {
 				}
 				return sphere(x), nil
 			})
-			res, err := Minimize(context.Background(), p, stNew(t, name, Config{Dim: 5, Seed: 3}),
+			res, err := Minimize(context.Background(), p, stNew(t, name, Config{Dim: 5, Seed: 4}),
 				Options{Workers: workers, MaxEvals: 50000, Target: &target, OnError: OnErrorWorst})
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)

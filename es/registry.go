@@ -23,6 +23,7 @@ var strategies = []*strategyRow{
 	&hees14Row,
 	&heesRow,
 	&hees2Row,
+	&lqheesRow,
 	&lmheesRow,
 	&cma11Row,
 	&cmaesRow,

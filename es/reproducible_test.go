@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/hees-dev/hees/linalg"
+	"github.com/hees-dev/hees/objectives"
 )
 
 // resumeGeneration is where the resumed runs are saved and restored.
@@ -30,11 +31,22 @@ type subject struct {
 	f       func([]float64) float64
 }
 
-// subjects are the four strategies (seed 1, d = 5, on the golden rotated
-// ellipsoid) and IPOP around hees (on ipopPlateau).
+// subjects are the strategies (seed 1, d = 5, on the golden rotated
+// ellipsoid, lqhees on the Rosenbrock function) and IPOP around hees (on
+// ipopPlateau).
 func subjects(t *testing.T) []subject {
 	var list []subject
+	rosenbrock, err := objectives.Parse("rosenbrock", 5)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, name := range Names() {
+		f := goldenProblem(t).Eval
+		if name == LQHEES {
+			// lqhees solves the ellipsoid within the first part of
+			// TestReproducibleMinimizeResumed.
+			f = rosenbrock.Eval
+		}
 		list = append(list, subject{
 			name: name,
 			newFn: func(t *testing.T) Strategy {
@@ -51,7 +63,7 @@ func subjects(t *testing.T) []subject {
 				}
 				return s
 			},
-			f: goldenProblem(t).Eval,
+			f: f,
 		})
 	}
 	return append(list, subject{

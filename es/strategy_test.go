@@ -200,6 +200,11 @@ func TestAskTwice(t *testing.T) {
 			if elitist := name == "es11" || name == "hees14" || name == "cma11"; g == 0 && elitist {
 				want = 1
 			}
+			// lqhees asks for part of its population in a round while its
+			// model predicts well.
+			if name == LQHEES && r >= 1 && r <= want {
+				want = r
+			}
 			if r != want || c != 6 {
 				t.Fatalf("%s generation %d: %d×%d candidates, want %d×6", name, g, r, c, want)
 			}
