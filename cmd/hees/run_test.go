@@ -445,7 +445,7 @@ func TestRunInterrupt(t *testing.T) {
 		env  []string
 		args []string
 	}{
-		{"problem", childEnv("hees"), []string{"run", "-f", "rastrigin", "-d", "20", "-restarts", "ipop", "-max-evals", "0", "-v"}},
+		{"problem", childEnv("hees"), []string{"run", "-f", "rastrigin", "-d", "20", "-restarts", "ipop", "-max-evals", "0", "-target", "none", "-v"}},
 		{"program", childEnv("hees", "HEES_TEST_PROBLEM=sphere", "HEES_TEST_DELAY=2ms"),
 			[]string{"run", "-cmd", "env " + roleEnv + "=objective " + selfCommand(t), "-d", "3", "-max-evals", "0", "-target", "none", "-workers", "2", "-v"}},
 	} {
