@@ -205,6 +205,10 @@ type strategyFlags struct {
 	lower, upper, stds string
 	pairs              int
 	lambda             int
+	// noise and noiseEvals are -noise and -noise-evals: uncertainty
+	// handling around the strategy (es.NewNoiseHandler).
+	noise      bool
+	noiseEvals int
 }
 
 // register defines the flags on fs. boxDefault describes the default box
@@ -388,7 +392,33 @@ func takes(keep func(es.Info) bool) string {
 // strategy, or an IPOP or BIPOP wrapper around it with -restarts ipop or
 // bipop.
 func (sf *strategyFlags) strategy(cfg es.Config) (es.Strategy, error) {
-	return es.NewRestarting(sf.algo, es.Restarts(sf.restarts), cfg, sf.maxRestarts)
+	s, err := es.NewRestarting(sf.algo, es.Restarts(sf.restarts), cfg, sf.maxRestarts)
+	if err != nil || !sf.noise {
+		return s, err
+	}
+	return es.NewNoiseHandler(s, es.NoiseConfig{MaxEvals: sf.noiseEvals})
+}
+
+// registerNoise defines -noise and -noise-evals on fs.
+func (sf *strategyFlags) registerNoise(fs *flag.FlagSet) {
+	fs.BoolVar(&sf.noise, "noise", false, "uncertainty handling for a noisy objective ("+strategiesWith(func(i es.Info) bool { return i.Noise }, "and")+"): measure the noise, raise sigma while it dominates, report the recommended point (the mean) apart from the best value")
+	fs.IntVar(&sf.noiseEvals, "noise-evals", 1, "with -noise, evaluate each point up to `N` times while noise dominates (the strategy is told the median)")
+}
+
+// checkNoise reports -noise-evals without -noise or out of range, and
+// -noise with a strategy that has no noise handling (set: the flags
+// given).
+func (sf *strategyFlags) checkNoise(set map[string]bool) error {
+	switch {
+	case set["noise-evals"] && !sf.noise:
+		return usagef("-noise-evals needs -noise")
+	case sf.noiseEvals < 1 || sf.noiseEvals > es.MaxNoiseEvals:
+		return usagef("-noise-evals %d: want 1 to %d", sf.noiseEvals, es.MaxNoiseEvals)
+	}
+	if info, err := es.Lookup(sf.algo); sf.noise && err == nil && !info.Noise {
+		return usagef("-noise: %s has no noise handling (use %s)", sf.algo, strategiesWith(func(i es.Info) bool { return i.Noise }, "or"))
+	}
+	return nil
 }
 
 // checkDim reports a dimension below 1 as a usage error.

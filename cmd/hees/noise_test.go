@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hees-dev/hees/es"
 	"github.com/hees-dev/hees/internal/checkpoint"
@@ -22,6 +24,7 @@ func init() {
 		cliCase{"run_noise_elitist", []string{"run", "-algo", "es11", "-noise", "-d", "3"}, ""},
 		cliCase{"run_noise_evals_alone", []string{"run", "-noise-evals", "3", "-d", "3"}, ""},
 		cliCase{"run_noise_evals_zero", []string{"run", "-noise", "-noise-evals", "0", "-d", "3"}, ""},
+		cliCase{"init_noise_elitist", []string{"init", "-state", "testdata/never-written.hees", "-algo", "cma11", "-noise", "-d", "3"}, ""},
 	)
 }
 
@@ -114,5 +117,36 @@ func TestRunNoise(t *testing.T) {
 		if code != exitOK || out != one {
 			t.Fatalf("resume from generation %d: exit %d, printed\n%s, want\n%s, stderr:\n%s", g, code, out, one, errOut)
 		}
+	}
+}
+
+// TestWorkerNoise drives a run of hees init -noise -noise-evals with one
+// hees worker on a noisy program: it ends with the bits of hees run -noise
+// with the same program (the best value, the recommendation and its
+// evaluations), and hees status shows the recommendation.
+func TestWorkerNoise(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	command := workerCommand(t, "sphere:noise=add,sigma=0.1")
+	args := []string{"-d", "3", "-noise", "-noise-evals", "3", "-max-evals", "900", "-seed", "2"}
+	want, _ := runJSON(t, append([]string{"-cmd", command, "-box", "3"}, args...)...)
+	state := filepath.Join(t.TempDir(), "run.hees")
+	mustCLI(t, "", append([]string{"init", "-state", state}, args...)...)
+	w, stderr := startWorker(t, state, command)
+	if ended, err := waitBounded(w, 60*time.Second); !ended || err != nil {
+		t.Fatalf("worker: ended %v, %v, stderr:\n%s", ended, err, stderr.String())
+	}
+	got := status(t, state)
+	for _, k := range []string{"evals", "f_best", "x_best", "recommendation", "stop_reason"} {
+		if fmt.Sprint(got[k]) != fmt.Sprint(want[k]) {
+			t.Errorf("%s: worker %v, hees run %v", k, got[k], want[k])
+		}
+	}
+	if rec, ok := got["recommendation"].(map[string]any); !ok || rec["evals"].(float64) < 2 {
+		t.Errorf("recommendation %v", got["recommendation"])
+	}
+	if out := mustCLI(t, "", "status", "-state", state); !strings.Contains(out, "\nrecommended  ") {
+		t.Errorf("status:\n%s", out)
 	}
 }

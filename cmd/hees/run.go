@@ -66,12 +66,10 @@ type runFlags struct {
 	inject          string
 	// spaceFile is -space, format -format; x0Lazy holds -x0 as given,
 	// read once it is known whether it holds numbers or a space's values.
-	spaceFile  string
-	format     string
-	x0Lazy     lazyPoint
-	space      *space.Space // the space of -space, read by runRun
-	noise      bool
-	noiseEvals int
+	spaceFile string
+	format    string
+	x0Lazy    lazyPoint
+	space     *space.Space // the space of -space, read by runRun
 }
 
 // outputFlags choose what a run shows; hees resume takes them again.
@@ -173,8 +171,7 @@ func runRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.StringVar(&rf.inject, "inject", "", "evaluate the known points in `FILE` (one per line, d numbers separated by spaces or commas; with -space the parameters' values, or one JSON object of names per line) before the first generation")
 	fs.StringVar(&rf.spaceFile, "space", "", "search the named parameters of the space `FILE` (JSON: reals, log-scale reals, integers, choices); -d is its length, the program, the log and the summary see the parameters' values")
 	fs.StringVar(&rf.format, "format", "text", "with -cmd, how a point is written to the program: `FORMAT` text (numbers or values separated by spaces) or json (one JSON object of names per line)")
-	fs.BoolVar(&rf.noise, "noise", false, "uncertainty handling for a noisy objective ("+strategiesWith(func(i es.Info) bool { return i.Noise }, "and")+"): measure the noise, raise sigma while it dominates, report the recommended point (the mean) apart from the best value")
-	fs.IntVar(&rf.noiseEvals, "noise-evals", 1, "with -noise, evaluate each point up to `N` times while noise dominates (the strategy is told the median)")
+	rf.registerNoise(fs)
 	rf.outputFlags.register(fs)
 	rf.x0Lazy.into = &rf.strategyFlags.x0
 	fs.Lookup("x0").Value = &rf.x0Lazy
@@ -224,10 +221,9 @@ func (rf *runFlags) check(set map[string]bool) error {
 		return usagef("-checkpoint-every %d: want at least 1", rf.checkpointEvery)
 	case rf.retries < 0 || rf.retries > es.MaxRetries:
 		return usagef("-retries %d: want 0 to %d", rf.retries, es.MaxRetries)
-	case set["noise-evals"] && !rf.noise:
-		return usagef("-noise-evals needs -noise")
-	case rf.noiseEvals < 1 || rf.noiseEvals > es.MaxNoiseEvals:
-		return usagef("-noise-evals %d: want 1 to %d", rf.noiseEvals, es.MaxNoiseEvals)
+	}
+	if err := rf.checkNoise(set); err != nil {
+		return err
 	}
 	if _, err := es.ParseOnError(rf.onError); err != nil {
 		return usagef("-%v", err)
@@ -289,14 +285,6 @@ func (rf *runFlags) run(ctx context.Context, stdout, stderr io.Writer) int {
 	s, err := rf.strategy(cfg)
 	if err != nil {
 		return report(stderr, name, &usageError{err.Error()})
-	}
-	if rf.noise {
-		if info, _ := es.Lookup(rf.algo); !info.Noise {
-			return report(stderr, name, usagef("-noise: %s has no noise handling (use %s)", rf.algo, strategiesWith(func(i es.Info) bool { return i.Noise }, "or")))
-		}
-		if s, err = es.NewNoiseHandler(s, es.NoiseConfig{MaxEvals: rf.noiseEvals}); err != nil {
-			return report(stderr, name, err)
-		}
 	}
 	for _, file := range [][2]string{{"-trace", rf.trace}, {"-log", rf.log}} {
 		if file[1] == "" {

@@ -148,6 +148,7 @@ func runInit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	injectFile := fs.String("inject", "", "hand out the known points in `FILE` (one per line, d numbers separated by spaces or commas) first, as IDs i0-<row>@<run>")
 	logFile := fs.String("log", "", "append every evaluation, as hees run -log does, to the new `FILE`: written by whoever completes a generation (tell, worker), so every machine must reach it by the same absolute path")
 	spaceFile := fs.String("space", "", "search the named parameters of the space `FILE` (as hees run -space): -d is its length; ask, the workers' programs, the log and status see the parameters' values")
+	sf.registerNoise(fs)
 	var x0 lazyPoint
 	x0.into = &sf.x0
 	fs.Lookup("x0").Value = &x0
@@ -155,6 +156,9 @@ func runInit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return status
 	}
 	set := given(fs)
+	if err := sf.checkNoise(set); err != nil {
+		return report(stderr, name, err)
+	}
 	sp, err := initSpace(*spaceFile, set, dim, &x0)
 	if err != nil {
 		return report(stderr, name, err)
@@ -525,15 +529,18 @@ type statusReport struct {
 	// XBest is the best point: numbers ([]jsonFloat), or with hees init
 	// -space the user's values ([]space.Value), which Params repeats as
 	// an object of names.
-	XBest      any             `json:"x_best"`
-	Params     json.RawMessage `json:"params,omitempty"`
-	names      []string        // of the space's parameters, for the text
-	StopReason es.Reason       `json:"stop_reason"`
-	StopDetail string          `json:"stop_detail,omitempty"`
-	Lock       string          `json:"lock"`
-	Leases     []leaseReport   `json:"leases,omitempty"`
-	Attempts   []tryReport     `json:"attempts,omitempty"`
-	Workers    []workerReport  `json:"workers,omitempty"`
+	XBest  any             `json:"x_best"`
+	Params json.RawMessage `json:"params,omitempty"`
+	names  []string        // of the space's parameters, for the text
+	// Recommendation is the point a run with -noise recommends, apart
+	// from the best single value f_best.
+	Recommendation *recReport     `json:"recommendation,omitempty"`
+	StopReason     es.Reason      `json:"stop_reason"`
+	StopDetail     string         `json:"stop_detail,omitempty"`
+	Lock           string         `json:"lock"`
+	Leases         []leaseReport  `json:"leases,omitempty"`
+	Attempts       []tryReport    `json:"attempts,omitempty"`
+	Workers        []workerReport `json:"workers,omitempty"`
 }
 
 // leaseReport is a lease of a pending candidate in hees status.
@@ -574,8 +581,18 @@ func newStatusReport(v *session.View, now time.Time) statusReport {
 	if t := v.Spec.Target; t != nil {
 		rep.Target = (*jsonFloat)(t)
 	}
-	if sp, err := stateSpace(v); err == nil && sp != nil && x != nil {
+	sp, err := stateSpace(v)
+	if err != nil {
+		sp = nil // a state whose space is bad does not load; status shows the numbers
+	}
+	if sp != nil && x != nil {
 		rep.XBest, rep.Params, rep.names = sp.Values(x), sp.AppendJSON(nil, x), sp.Names()
+	}
+	if r, ok := v.Recommendation(); ok {
+		rep.Recommendation = &recReport{X: jsonFloats(r.X), F: jsonFloat(r.F), Evals: r.Evals}
+		if sp != nil {
+			rep.Recommendation.X, rep.Recommendation.Params = sp.Values(r.X), sp.AppendJSON(nil, r.X)
+		}
 	}
 	for row := range v.Rows() {
 		id := v.ID(row).String()
@@ -695,6 +712,12 @@ func printStatus(name string, rep statusReport, asJSON bool, stdout, stderr io.W
 	}
 	fmt.Fprintf(stdout, "\nbest value   %s\n", formatValue(float64(rep.FBest)))
 	fmt.Fprintf(stdout, "best x       %s\n", formatStatusBest(rep))
+	if r := rep.Recommendation; r != nil {
+		// With noise the best value is the luckiest draw: the
+		// recommendation is the point to use.
+		fmt.Fprintf(stdout, "recommended  %s, the median of %d evaluations\n", formatValue(float64(r.F)), r.Evals)
+		fmt.Fprintf(stdout, "at x         %s\n", formatStatusBest(statusReport{XBest: r.X, names: rep.names}))
+	}
 	fmt.Fprintf(stdout, "sigma        %s\n", formatValue(float64(rep.Sigma)))
 	limits := "budget none"
 	if rep.MaxEvals > 0 {

@@ -306,6 +306,11 @@ func (ss *Session) header(snap []byte) Header {
 		Evals: ss.s.Evals(), Restarts: ss.run.Restarts(), Sigma: es.StepSize(ss.s), Slots: cloneSlots(f.Slots), StopAttempts: f.Attempts}
 	x, fb := ss.s.Best()
 	h.BestX, h.BestF = slices.Clone(x), formatValue(fb)
+	if r, ok := ss.s.(es.Recommender); ok {
+		if rec := r.Recommend(); rec.X != nil {
+			h.RecX, h.RecF, h.RecEvals = rec.X, formatValue(rec.F), rec.Evals
+		}
+	}
 	if ss.pop != nil {
 		rows, d := ss.pop.Dims()
 		h.Rows = rows

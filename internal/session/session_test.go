@@ -246,3 +246,35 @@ func TestSessionSpaceMustFit(t *testing.T) {
 		}
 	}
 }
+
+// TestHeaderRecommendation checks the recommendation a header may hold:
+// one of the run's dimension with a value is taken, and one of another
+// length, with a bad value or a negative count is refused.
+func TestHeaderRecommendation(t *testing.T) {
+	ss := newSession(t, 1, "")
+	snap, h, err := ss.Snapshot()
+	if err != nil || len(snap) == 0 {
+		t.Fatal(err)
+	}
+	if err := h.check(); err != nil {
+		t.Fatalf("the session's own header: %v", err)
+	}
+	for _, c := range []struct {
+		x     []float64
+		f     string
+		evals int
+		ok    bool
+	}{
+		{[]float64{1, 2, 3}, "0.5", 2, true},
+		{[]float64{1, 2}, "0.5", 2, false},
+		{[]float64{1, 2, 3}, "many", 2, false},
+		{[]float64{1, 2, 3}, "0.5", -1, false},
+		{nil, "", 3, false},
+	} {
+		g := h
+		g.RecX, g.RecF, g.RecEvals = c.x, c.f, c.evals
+		if err := g.check(); (err == nil) != c.ok {
+			t.Errorf("recommendation %v, %q, %d: %v", c.x, c.f, c.evals, err)
+		}
+	}
+}

@@ -45,6 +45,12 @@ type Header struct {
 	Sigma      float64   `json:"sigma"` // in the objective's units (es.StepSize)
 	BestX      []float64 `json:"best_x"`
 	BestF      string    `json:"best_f"` // strconv 'g', -1, so +Inf too
+	// RecX, RecF and RecEvals are the recommendation of a run with noise
+	// handling (es.Recommender): the point, its estimated value (as
+	// BestF) and the evaluations behind it; absent without one.
+	RecX     []float64 `json:"rec_x,omitempty"`
+	RecF     string    `json:"rec_f,omitempty"`
+	RecEvals int       `json:"rec_evals,omitempty"`
 	// Slots are the worker slots leased when the batch began.
 	Slots map[int]Lease `json:"slots,omitempty"`
 	// Told, Leases and Attempts are what the batch had when its journal
@@ -84,6 +90,11 @@ func (h *Header) check() error {
 	}
 	if _, err := parseValue(h.BestF); err != nil {
 		return fmt.Errorf("best value %v", err)
+	}
+	if h.RecX != nil || h.RecF != "" || h.RecEvals != 0 {
+		if _, err := parseValue(h.RecF); err != nil || len(h.RecX) != h.Dim || h.RecEvals < 0 {
+			return fmt.Errorf("recommendation of %d coordinates in %d dimensions, value %q, %d evaluations", len(h.RecX), h.Dim, h.RecF, h.RecEvals)
+		}
 	}
 	for i := 0; i < len(h.X); i += 8 {
 		if v := math.Float64frombits(binary.LittleEndian.Uint64(h.X[i:])); math.IsNaN(v) || math.IsInf(v, 0) {
@@ -313,6 +324,16 @@ func (v *View) Best() ([]float64, float64) {
 		}
 	}
 	return x, f
+}
+
+// Recommendation returns the recommendation of a run with noise handling
+// (es.Recommender) as of the current batch, and false without one.
+func (v *View) Recommendation() (es.Recommendation, bool) {
+	if v.RecX == nil {
+		return es.Recommendation{}, false
+	}
+	f, _ := parseValue(v.RecF)
+	return es.Recommendation{X: slices.Clone(v.RecX), F: f, Evals: v.RecEvals}, true
 }
 
 // current reports the row of id when it names a candidate of the current
