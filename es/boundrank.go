@@ -127,3 +127,32 @@ func (m searchMap) preimageDistance(x, scale []float64) float64 {
 	}
 	return sum
 }
+
+// rankGeneration is the selection step of the strategies with a
+// population of lambda (cmaes, sepcma, lmmaes): it ranks the generation's
+// values f into order (NaN and +Inf last, ties by index), records the
+// best point when it improves (point writes candidate k; the margin's
+// factors apply to it), and reports whether the generation has a finite
+// value (docs/ALGORITHMS.md Section 13 item 8). When it has, sel is the
+// order the update selects by, order itself or, in a bounded run,
+// selection ranked by the penalized values v (Section 14.5); v is f
+// otherwise.
+func (c *core) rankGeneration(f []float64, order, selection []int, point func(dst []float64, k int), stds func(dst []float64)) (sel []int, v []float64, accepted bool) {
+	rankOrder(order, f)
+	best := order[0]
+	if c.improves(f[best]) {
+		point(c.bestX, best)
+		c.stretchBest() // discrete coordinates
+		c.bestF, c.hasBest = f[best], true
+	}
+	if worstValue(f[best]) {
+		return nil, nil, false
+	}
+	c.nonFinite = 0
+	sel, v = order, c.penalized(f, point, stds)
+	if &v[0] != &f[0] {
+		rankOrder(selection, v)
+		sel = selection
+	}
+	return sel, v, true
+}

@@ -249,19 +249,7 @@ func (c *cmaes) stds(dst []float64) { c.coordStds(dst, c.sigma) }
 
 // Ask writes the lambda candidates of the current generation into pop.
 func (c *cmaes) Ask(pop *linalg.Dense) error {
-	if err := c.checkAsk(pop); err != nil {
-		return err
-	}
-	if !c.pending {
-		c.draw()
-		c.pending = true
-	}
-	resize(pop, c.p.lambda, c.cfg.Dim)
-	for k := range c.p.lambda {
-		c.candidate(pop.RawRow(k), k)
-	}
-	c.toBox(pop)
-	return nil
+	return c.askLambda(pop, c.p.lambda, c.draw, c.candidate)
 }
 
 // draw samples the current generation: z_k ~ N(0, I) from the sub-stream
@@ -290,25 +278,10 @@ func (c *cmaes) Tell(f []float64) error {
 		return err
 	}
 	c.evals += len(f)
-	// Selection: NaN and +Inf rank last, ties by index (Section 13 item 8).
-	rankOrder(c.order, f)
-	best := c.order[0]
-	if c.improves(f[best]) {
-		c.candidate(c.bestX, best)
-		c.stretchBest() // discrete coordinates
-		c.bestF, c.hasBest = f[best], true
-	}
-	accepted := !worstValue(f[best])
+	// Selection (Section 13 item 8, Section 14.5); the best point, the
+	// histories and the stop criteria keep f and c.order.
+	selection, _, accepted := c.rankGeneration(f, c.order, c.selection, c.candidate, c.stds)
 	if accepted {
-		c.nonFinite = 0
-		// The selection ranks by f, or by f with the penalty of a bounded
-		// run (docs/ALGORITHMS.md Section 14.5); the best point, the
-		// histories and the stop criteria keep f and c.order.
-		selection := c.order
-		if v := c.penalized(f, c.candidate, c.stds); &v[0] != &f[0] {
-			rankOrder(c.selection, v)
-			selection = c.selection
-		}
 		c.update(selection)
 		c.correctMargin()
 	} else {

@@ -211,6 +211,26 @@ func (c *core) setBest(x []float64, f float64) {
 	c.hasBest = true
 }
 
+// askLambda is the Ask of the strategies with a population of lambda
+// (cmaes, sepcma, lmmaes): it writes the lambda candidates of the current
+// generation into pop (point writes candidate k), drawing the generation
+// first (draw) unless it was asked already, and maps them into the box.
+func (c *core) askLambda(pop *linalg.Dense, lambda int, draw func(), point func(dst []float64, k int)) error {
+	if err := c.checkAsk(pop); err != nil {
+		return err
+	}
+	if !c.pending {
+		draw()
+		c.pending = true
+	}
+	resize(pop, lambda, c.cfg.Dim)
+	for k := range lambda {
+		point(pop.RawRow(k), k)
+	}
+	c.toBox(pop)
+	return nil
+}
+
 // checkAsk returns an error when the strategy cannot be asked or pop is nil.
 func (c *core) checkAsk(pop *linalg.Dense) error {
 	if pop == nil {

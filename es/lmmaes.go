@@ -132,19 +132,7 @@ func (l *lmmaes) used() int { return min(l.gen, l.m) }
 
 // Ask writes the lambda candidates of the current generation into pop.
 func (l *lmmaes) Ask(pop *linalg.Dense) error {
-	if err := l.checkAsk(pop); err != nil {
-		return err
-	}
-	if !l.pending {
-		l.draw()
-		l.pending = true
-	}
-	resize(pop, l.lambda, l.cfg.Dim)
-	for k := range l.lambda {
-		l.candidate(pop.RawRow(k), k)
-	}
-	l.toBox(pop)
-	return nil
+	return l.askLambda(pop, l.lambda, l.draw, l.candidate)
 }
 
 // draw samples the current generation (lines 4-8): for even k, z_k ~
@@ -189,22 +177,10 @@ func (l *lmmaes) Tell(f []float64) error {
 		return err
 	}
 	l.evals += len(f)
-	rankOrder(l.order, f)
-	best := l.order[0]
-	if l.improves(f[best]) {
-		l.candidate(l.bestX, best)
-		l.bestF, l.hasBest = f[best], true
-	}
-	accepted := !worstValue(f[best])
+	selection, _, accepted := l.rankGeneration(f, l.order, l.selection, l.candidate, l.stds)
 	if accepted {
-		l.nonFinite = 0
-		selection := l.order
-		if v := l.penalized(f, l.candidate, l.stds); &v[0] != &f[0] {
-			rankOrder(l.selection, v)
-			selection = l.selection
-		}
 		l.update(selection)
-		l.funHist.push(f[best])
+		l.funHist.push(f[l.order[0]])
 	} else {
 		// docs/ALGORITHMS.md Section 13 item 8: m and the paths stay.
 		l.sigma *= 0.5

@@ -194,19 +194,7 @@ func (c *sepcma) usesTPA() bool { return c.p.tpa && c.gen > 0 && c.p.lambda >= 2
 
 // Ask writes the lambda candidates of the current generation into pop.
 func (c *sepcma) Ask(pop *linalg.Dense) error {
-	if err := c.checkAsk(pop); err != nil {
-		return err
-	}
-	if !c.pending {
-		c.draw()
-		c.pending = true
-	}
-	resize(pop, c.p.lambda, c.cfg.Dim)
-	for k := range c.p.lambda {
-		c.candidate(pop.RawRow(k), k)
-	}
-	c.toBox(pop)
-	return nil
+	return c.askLambda(pop, c.p.lambda, c.draw, c.candidate)
 }
 
 // draw samples the current generation: z_k ~ N(0, I) from the sub-stream
@@ -264,21 +252,8 @@ func (c *sepcma) Tell(f []float64) error {
 		return err
 	}
 	c.evals += len(f)
-	rankOrder(c.order, f)
-	best := c.order[0]
-	if c.improves(f[best]) {
-		c.candidate(c.bestX, best)
-		c.bestF, c.hasBest = f[best], true
-	}
-	accepted := !worstValue(f[best])
+	selection, v, accepted := c.rankGeneration(f, c.order, c.selection, c.candidate, c.stds)
 	if accepted {
-		c.nonFinite = 0
-		selection := c.order
-		v := c.penalized(f, c.candidate, c.stds)
-		if &v[0] != &f[0] {
-			rankOrder(c.selection, v)
-			selection = c.selection
-		}
 		c.update(selection, v)
 	} else {
 		// docs/ALGORITHMS.md Section 13 item 8: m, D and the paths stay.
