@@ -25,6 +25,11 @@ func TestZeroAllocsPerGeneration(t *testing.T) {
 		{"hees14/d=10", Config{Dim: 10, Seed: 1}, "hees14"},
 		{"es11/d=10", Config{Dim: 10, Seed: 1}, "es11"},
 		{"cma11/d=10", Config{Dim: 10, Seed: 1}, "cma11"},
+		{"sepcma/d=10", Config{Dim: 10, Seed: 1}, "sepcma"},
+		{"lmmaes/d=10", Config{Dim: 10, Seed: 1}, "lmmaes"},
+		{"lmhees/d=10", Config{Dim: 10, Seed: 1}, "lmhees"},
+		{"lqhees/d=10", Config{Dim: 10, Seed: 1}, "lqhees"},
+		{"sepcma/d=10 bounds", Config{Dim: 10, Seed: 1, Bounds: &Bounds{Lower: make([]float64, 10)}}, "sepcma"},
 		{"hees/d=10 bounds stds", Config{Dim: 10, Seed: 1, Bounds: &Bounds{Lower: make([]float64, 10)}, Stds: []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}}, "hees"},
 		{"cma11/d=10 bounds", Config{Dim: 10, Seed: 1, Bounds: &Bounds{Lower: make([]float64, 10)}}, "cma11"},
 	} {

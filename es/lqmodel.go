@@ -185,13 +185,13 @@ func (m *lqModel) setup(d, pop int) {
 	m.wf = make([]float64, c)
 	m.g.ReuseAs(p, p)
 	m.g.SetIdentity()
-	_ = m.chol.Factorize(&m.g) // sizes the factor once
+	m.chol.TryFactorize(&m.g) // sizes the factor once
 	m.rhs = make([]float64, p)
 	m.scale = make([]float64, p)
 	m.feat = make([]float64, p)
 	m.h.ReuseAs(d, d)
 	m.h.SetIdentity()
-	_ = m.hchol.Factorize(&m.h)
+	m.hchol.TryFactorize(&m.h)
 	m.work.ReuseAs(d, d)
 	m.y = make([]float64, d)
 	m.tmp = make([]float64, d)
@@ -358,7 +358,7 @@ func (m *lqModel) fit(mean []float64, sigma float64, a *linalg.Dense, nTau int) 
 	if nFit < p {
 		ridge = lqRidge
 	}
-	for m.factorize(ridge, p) != nil {
+	for !m.factorize(ridge, p) {
 		if ridge >= 1e-4 {
 			return false
 		}
@@ -379,12 +379,13 @@ func (m *lqModel) fit(mean []float64, sigma float64, a *linalg.Dense, nTau int) 
 }
 
 // factorize factorises the scaled normal equations g with ridge added to
-// their unit diagonal, leaving g as it was.
-func (m *lqModel) factorize(ridge float64, p int) error {
+// their unit diagonal, leaving g as it was, and reports whether they were
+// positive definite.
+func (m *lqModel) factorize(ridge float64, p int) bool {
 	for i := range p {
 		m.g.Set(i, i, 1+ridge)
 	}
-	return m.chol.Factorize(&m.g)
+	return m.chol.TryFactorize(&m.g)
 }
 
 // optimum sets opt to the minimiser mean + sigma A y* of a quadratic model
@@ -413,7 +414,7 @@ func (m *lqModel) optimum() {
 			}
 		}
 	}
-	if m.hchol.Factorize(&m.h) != nil {
+	if !m.hchol.TryFactorize(&m.h) {
 		return
 	}
 	for i := range d {

@@ -29,8 +29,27 @@ type Cholesky struct {
 // L_ij = (A_ij − Σ_{k<j} L_ik·L_jk) / L_jj and L_ii = sqrt(A_ii − Σ_{k<i} L_ik²),
 // each sum in increasing k.
 func (c *Cholesky) Factorize(a *Dense) error {
+	if pivot, s, ok := c.factorize(a, "Factorize"); !ok {
+		return fmt.Errorf("%w: pivot %d of %s is %g", ErrNotPositiveDefinite, pivot, shape(a), s)
+	}
+	return nil
+}
+
+// TryFactorize is Factorize for callers to whom a matrix that is not
+// positive definite is an ordinary outcome, such as a test of a model's
+// Hessian in every generation: it reports whether the factorization
+// succeeded and allocates nothing either way.
+func (c *Cholesky) TryFactorize(a *Dense) bool {
+	_, _, ok := c.factorize(a, "TryFactorize")
+	return ok
+}
+
+// factorize computes the factor (see Factorize) and reports success, or
+// the failing pivot and its value; op names the caller for the panic of a
+// matrix that is not square.
+func (c *Cholesky) factorize(a *Dense, op string) (pivot int, s float64, ok bool) {
 	if a.rows != a.cols {
-		panic(fmt.Sprintf("linalg: Cholesky.Factorize: matrix %s is not square", shape(a)))
+		panic(fmt.Sprintf("linalg: Cholesky.%s: matrix %s is not square", op, shape(a)))
 	}
 	n := a.rows
 	c.ok = false
@@ -46,13 +65,13 @@ func (c *Cholesky) Factorize(a *Dense) error {
 		}
 		s := ai[i] - dot(li[:i], li[:i])
 		if !(s > 0) || math.IsInf(s, 0) {
-			return fmt.Errorf("%w: pivot %d of %s is %g", ErrNotPositiveDefinite, i, shape(a), s)
+			return i, s, false
 		}
 		li[i] = math.Sqrt(s)
 		clear(li[i+1:])
 	}
 	c.ok = true
-	return nil
+	return 0, 0, true
 }
 
 func (c *Cholesky) mustBeOK(op string) {

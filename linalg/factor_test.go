@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -98,6 +99,39 @@ func TestGramSchmidtDependent(t *testing.T) {
 	}
 	wantPanic(t, "k > d", func() { _ = GramSchmidt(NewDense(3, 2, nil), make([]float64, 3)) }, "3×2")
 	wantPanic(t, "norms length", func() { _ = GramSchmidt(NewDense(2, 3, nil), make([]float64, 3)) }, "2×3", "length 3")
+}
+
+// TestCholeskyTryFactorize checks that TryFactorize gives Factorize's
+// factor bit for bit when a is positive definite, reports false and
+// leaves the receiver unusable when it is not, and allocates nothing in
+// either case once the factor has its size.
+func TestCholeskyTryFactorize(t *testing.T) {
+	pd := NewDense(3, 3, []float64{4, 2, 0.5, 2, 3, 0.25, 0.5, 0.25, 2})
+	indefinite := NewDense(3, 3, []float64{1, 2, 0, 2, 1, 0, 0, 0, 1})
+	var want, got Cholesky
+	if err := want.Factorize(pd); err != nil {
+		t.Fatal(err)
+	}
+	if !got.TryFactorize(pd) {
+		t.Fatal("TryFactorize of a positive definite matrix reported false")
+	}
+	if d := maxAbsDiff(got.L(), want.L()); d != 0 {
+		t.Errorf("the factor differs from Factorize's by %g", d)
+	}
+	if got.TryFactorize(indefinite) {
+		t.Error("TryFactorize of an indefinite matrix reported true")
+	}
+	if msg := panics(func() { got.L() }); msg == "" {
+		t.Error("L after a failed TryFactorize did not panic")
+	}
+	for name, a := range map[string]*Dense{"positive definite": pd, "indefinite": indefinite} {
+		if allocs := testing.AllocsPerRun(100, func() { got.TryFactorize(a) }); allocs != 0 {
+			t.Errorf("%s: %v allocations per TryFactorize, want 0", name, allocs)
+		}
+	}
+	if msg := panics(func() { got.TryFactorize(NewDense(2, 3, nil)) }); !strings.Contains(msg, "linalg: Cholesky.TryFactorize: matrix 2×3 is not square") {
+		t.Errorf("non-square: panic %q", msg)
+	}
 }
 
 func TestCholesky(t *testing.T) {
