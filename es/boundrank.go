@@ -156,3 +156,34 @@ func (c *core) rankGeneration(f []float64, order, selection []int, point func(ds
 	}
 	return sel, v, true
 }
+
+// observePairs is the first step of the Tell of the strategies that
+// evaluate the mean and mirrored pairs (hees, hees2, lmhees): it counts
+// the values f (the mean's, then offspring 2k and 2k+1 of pair k), ranks
+// the offspring by the values v[1:] into order (f, or f with the penalty
+// of a bounded run, Section 14.5), updates the best so far from f (the
+// mean first, so that it wins a tie; candidate writes the offspring of
+// pair k on the minus side or not) and reports whether the generation has
+// a finite offspring value. One without is rejected (Section 13 item 8):
+// m and A stay and sigma is halved.
+func (c *core) observePairs(f, v []float64, order []int, candidate func(dst []float64, k int, minus bool)) bool {
+	off := f[1:]
+	c.evals += len(f)
+	c.fMean = f[0]
+	rankOrder(order, v[1:])
+	if c.improves(f[0]) {
+		c.setBest(c.mean, f[0])
+	}
+	if b := bestIndex(off); c.improves(off[b]) {
+		candidate(c.bestX, b/2, b%2 == 1)
+		c.stretchBest() // discrete coordinates (hees2)
+		c.bestF, c.hasBest = off[b], true
+	}
+	if !slices.ContainsFunc(off, finite) {
+		c.sigma *= 0.5
+		c.nonFinite++
+		return false
+	}
+	c.nonFinite = 0
+	return true
+}

@@ -212,34 +212,16 @@ func (h *hees) Tell(f []float64) error {
 	return nil
 }
 
-// observe takes the values f of a generation: it counts them, ranks the
-// offspring by the values v[1:] into h.order (line 14; v is f, or f with
-// the penalty of a bounded run, Section 14.5) and updates the best so far
-// from f. A generation without a finite offspring value is rejected
-// (Section 13 item 8): m and A stay and sigma is halved. observe reports
-// whether the generation is accepted.
+// observe takes the values f of a generation (observePairs): it counts
+// them, ranks the offspring by the values v[1:] into h.order (line 14; v
+// is f, or f with the penalty of a bounded run, Section 14.5) and updates
+// the best so far from f. A generation without a finite offspring value
+// is rejected (Section 13 item 8): m and A stay and sigma is halved.
+// observe reports whether the generation is accepted.
 func (h *hees) observe(f, v []float64) bool {
-	off := f[1:]
-	h.evals += len(f)
-	h.fMean = f[0]
-	rankOrder(h.order, v[1:])
-
-	// Best so far: the mean first, so that it wins a tie.
-	if h.improves(f[0]) {
-		h.setBest(h.mean, f[0])
-	}
-	if b := bestIndex(off); h.improves(off[b]) {
-		h.ad.candidate(h.bestX, h.mean, h.sigma, b/2, b%2 == 1)
-		h.stretchBest() // discrete coordinates (hees2)
-		h.bestF, h.hasBest = off[b], true
-	}
-	if !slices.ContainsFunc(off, finite) {
-		h.sigma *= 0.5
-		h.nonFinite++
-		return false
-	}
-	h.nonFinite = 0
-	return true
+	return h.observePairs(f, v, h.order, func(dst []float64, k int, minus bool) {
+		h.ad.candidate(dst, h.mean, h.sigma, k, minus)
+	})
 }
 
 // recombine gives each offspring the weight of its rank (line 14) and

@@ -408,28 +408,10 @@ func (l *lmhees) Tell(f []float64) error {
 
 // observe counts the values f, ranks the offspring by the values v[1:]
 // (f, or f with a bounded run's penalty), updates the best so far from f
-// (the mean first, so that it wins a tie) and reports whether the
-// generation has a finite offspring value; one without is rejected
-// (Section 13 item 8): m and A stay and sigma is halved.
+// and reports whether the generation has a finite offspring value
+// (observePairs).
 func (l *lmhees) observe(f, v []float64) bool {
-	off := f[1:]
-	l.evals += len(f)
-	l.fMean = f[0]
-	rankOrder(l.order, v[1:])
-	if l.improves(f[0]) {
-		l.setBest(l.mean, f[0])
-	}
-	if b := bestIndex(off); l.improves(off[b]) {
-		l.candidate(l.bestX, b/2, b%2 == 1)
-		l.bestF, l.hasBest = off[b], true
-	}
-	if !slices.ContainsFunc(off, finite) {
-		l.sigma *= 0.5
-		l.nonFinite++
-		return false
-	}
-	l.nonFinite = 0
-	return true
+	return l.observePairs(f, v, l.order, l.candidate)
 }
 
 // recombine moves the mean: m <- m + sigma sum_k (w_k^+ - w_k^-) |b_k| A
