@@ -114,7 +114,11 @@ func LockFile(ctx context.Context, path string, opt FileLockOptions) (*FileLock,
 				os.Remove(path)
 				return nil, fmt.Errorf("atomicfile: lock file %s: %w", path, err)
 			}
+			// Under the mutex: with a short stale bound the first
+			// heartbeat may run before this assignment is done.
+			l.mu.Lock()
 			l.stop = time.AfterFunc(l.stale/5, l.heartbeat)
+			l.mu.Unlock()
 			return l, nil
 		}
 		if !errors.Is(err, fs.ErrExist) {
