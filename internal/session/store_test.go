@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -175,6 +176,33 @@ func TestPoller(t *testing.T) {
 	defer cancel()
 	if err := p.Wait(short); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("Wait with every candidate leased for an hour: %v, want the context's error", err)
+	}
+}
+
+// TestPollerDoesNotSpin waits while the only candidates not told are the
+// process's own, with leases that have run out: nothing is claimable and no
+// lease expires later, and Wait must still back off between its looks (it
+// once took that for an expiry long past, and looked without pause).
+func TestPollerDoesNotSpin(t *testing.T) {
+	st := newStore(t, 3, es.OnErrorStop)
+	ctx := context.Background()
+	c, err := st.Claim(ctx, nil, nil, 99, time.Millisecond, Holder{})
+	if err != nil || len(c.Candidates) == 0 {
+		t.Fatalf("claim: %+v, %v", c, err)
+	}
+	time.Sleep(5 * time.Millisecond)
+	var asked atomic.Int64
+	st.Own = func(ID) bool { asked.Add(1); return true }
+	p := Poller{Store: st}
+	const wait = 300 * time.Millisecond
+	short, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	if err := p.Wait(short); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Wait with every candidate the process's own: %v, want the context's error", err)
+	}
+	// From 1 ms, doubling up to PollMax: about 9 looks in 300 ms.
+	if looks := asked.Load() / int64(len(c.Candidates)); looks > 20 {
+		t.Errorf("%d looks at the journal in %v, want at most 20 (a wait that backs off)", looks, wait)
 	}
 }
 

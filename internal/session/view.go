@@ -297,7 +297,7 @@ func (v *View) Leased(now time.Time) int {
 }
 
 // NextExpiry is the earliest expiry after now of a lease of a candidate
-// not told, and false when there is none.
+// not told, and the zero Time and false when there is none.
 func (v *View) NextExpiry(now time.Time) (time.Time, bool) {
 	var next int64
 	found := false
@@ -306,7 +306,10 @@ func (v *View) NextExpiry(now time.Time) (time.Time, bool) {
 			next, found = l.Until, true
 		}
 	}
-	return time.Unix(0, next), found
+	if !found {
+		return time.Time{}, false
+	}
+	return time.Unix(0, next), true
 }
 
 // Evals is the number of evaluations of the run: those told to the
