@@ -14,6 +14,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -43,31 +44,69 @@ import (
 // ".NAME.X.tmp" next to path, where X is letters and digits; it never takes
 // the place of path, and RemoveStaleTemps removes it.
 func WriteFile(path string, data []byte, perm os.FileMode) error {
-	dir, name, err := splitPath(path)
-	if err != nil {
-		return err
+	return WriteFiles(File{Path: path, Data: data, Perm: perm})
+}
+
+// File is one file for WriteFiles: the content Data for Path, and the
+// permission bits Perm for a new file.
+type File struct {
+	Path string
+	Data []byte
+	Perm os.FileMode
+}
+
+// WriteFiles replaces each of files as WriteFile does, with the renames
+// back to back: every new content is written and flushed to stable storage
+// before the first rename, and the directories are flushed after the last.
+// A reader that depends on several of the files sees them disagree only for
+// the time of a rename, not of a write and a flush. A crash or an error
+// during the renames leaves a prefix of them done; an error before the
+// first rename leaves every file unchanged.
+func WriteFiles(files ...File) error {
+	type pending struct{ dir, path, tmp string }
+	todo := make([]pending, 0, len(files))
+	defer func() {
+		for _, p := range todo {
+			os.Remove(p.tmp) // best effort: the temporary files not renamed
+		}
+	}()
+	for _, file := range files {
+		dir, name, err := splitPath(file.Path)
+		if err != nil {
+			return err
+		}
+		info, err := checkReplaceable(file.Path)
+		if err != nil {
+			return err
+		}
+		keep := os.FileMode(0) // the mode to keep; 0 for a new file
+		if info != nil && info.Mode().IsRegular() {
+			keep = info.Mode().Perm()
+			if keep&0o200 == 0 {
+				return fmt.Errorf("atomicfile: not replacing %s: it is read-only (mode %v): %w", file.Path, keep, fs.ErrPermission)
+			}
+		}
+		tmp, err := writeTemp(dir, name, file.Data, file.Perm, keep)
+		if err != nil {
+			return fmt.Errorf("atomicfile: writing %s: %w", file.Path, err)
+		}
+		todo = append(todo, pending{dir, file.Path, tmp})
 	}
-	info, err := checkReplaceable(path)
-	if err != nil {
-		return err
-	}
-	keep := os.FileMode(0) // the mode to keep; 0 for a new file
-	if info != nil && info.Mode().IsRegular() {
-		keep = info.Mode().Perm()
-		if keep&0o200 == 0 {
-			return fmt.Errorf("atomicfile: not replacing %s: it is read-only (mode %v): %w", path, keep, fs.ErrPermission)
+	var renamed []pending // the first file renamed in each directory
+	for len(todo) > 0 {
+		p := todo[0]
+		if err := os.Rename(p.tmp, p.path); err != nil {
+			return fmt.Errorf("atomicfile: writing %s: %w", p.path, err)
+		}
+		todo = todo[1:]
+		if !slices.ContainsFunc(renamed, func(q pending) bool { return q.dir == p.dir }) {
+			renamed = append(renamed, p)
 		}
 	}
-	tmpName, err := writeTemp(dir, name, data, perm, keep)
-	if err != nil {
-		return fmt.Errorf("atomicfile: writing %s: %w", path, err)
-	}
-	if err := os.Rename(tmpName, path); err != nil {
-		os.Remove(tmpName) // best effort; the rename error is the one to report
-		return fmt.Errorf("atomicfile: writing %s: %w", path, err)
-	}
-	if err := syncDir(dir); err != nil {
-		return fmt.Errorf("atomicfile: %s was replaced but its directory was not flushed to disk: %w", path, err)
+	for _, p := range renamed {
+		if err := syncDir(p.dir); err != nil {
+			return fmt.Errorf("atomicfile: %s was replaced but its directory was not flushed to disk: %w", p.path, err)
+		}
 	}
 	return nil
 }

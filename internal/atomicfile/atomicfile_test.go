@@ -90,6 +90,29 @@ func TestWriteFileRefusesReadOnly(t *testing.T) {
 	onlyEntries(t, dir, "state")
 }
 
+// TestWriteFiles replaces two files together; when the second cannot be
+// replaced (read-only), neither is, and no temporary file is left.
+func TestWriteFiles(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	if err := WriteFiles(File{a, []byte("a1"), 0o644}, File{b, []byte("b1"), 0o644}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(b, 0o444); err != nil {
+		t.Fatal(err)
+	}
+	err := WriteFiles(File{a, []byte("a2"), 0o644}, File{b, []byte("b2"), 0o644})
+	if !errors.Is(err, fs.ErrPermission) || !strings.Contains(err.Error(), b) {
+		t.Errorf("got %v, want a permission error naming %s", err, b)
+	}
+	for path, want := range map[string]string{a: "a1", b: "b1"} {
+		if got, err := os.ReadFile(path); err != nil || string(got) != want {
+			t.Errorf("%s after the refused write: %q, %v; want %q", path, got, err, want)
+		}
+	}
+	onlyEntries(t, dir, "a", "b")
+}
+
 // TestRemoveStaleTempsExact: only the temporary files of the file named are
 // removed, not those of a file whose name extends it, nor anything else.
 func TestRemoveStaleTempsExact(t *testing.T) {

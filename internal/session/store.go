@@ -77,13 +77,19 @@ func JournalPath(path string) string { return path + ".journal" }
 
 // replica is what a process knows of a run.
 type replica struct {
-	mu    sync.Mutex
-	view  *View       // nil: to be read
-	info  os.FileInfo // of the journal read
-	head  []byte      // its first line's checksum, to recognise it
-	off   int64       // the bytes of the journal replayed: its header and valid records
-	torn  bool        // bytes after off that are not a valid record
-	dirty bool        // the journal must be flushed to disk (written since the last flush)
+	mu   sync.Mutex
+	view *View       // nil: to be read
+	info os.FileInfo // of the journal read
+	head []byte      // its first line's checksum, to recognise it
+	// open is the journal read, kept open on a local file system (nil
+	// elsewhere, or not yet): while it is open its inode number is not
+	// given to another file, so a stat of the journal's path tells whether
+	// it is still the journal, and a look that finds nothing new costs one
+	// stat instead of an open, two reads and a close.
+	open  *os.File
+	off   int64 // the bytes of the journal replayed: its header and valid records
+	torn  bool  // bytes after off that are not a valid record
+	dirty bool  // the journal must be flushed to disk (written since the last flush)
 
 	// sess is the session of the snapshot this process wrote last (epoch
 	// sessEpoch, sessSize bytes, checksum sessCRC), kept for its next fold.
@@ -108,16 +114,23 @@ type replica struct {
 }
 
 // replicas holds the replica of each run, by the absolute path of its
-// snapshot.
-var replicas sync.Map
+// snapshot; named holds it by the path as given, so that the operations
+// that follow the first do not ask for the working directory again (a
+// getwd is two stats, and a poller looks several hundred times a second
+// in all). hees does not change its working directory.
+var replicas, named sync.Map
 
 // replica returns the process's replica of the run.
 func (st Store) replica() *replica {
+	if r, ok := named.Load(st.Path); ok {
+		return r.(*replica)
+	}
 	key, err := filepath.Abs(st.Path)
 	if err != nil {
 		key = st.Path
 	}
 	r, _ := replicas.LoadOrStore(key, &replica{path: key})
+	named.Store(st.Path, r)
 	return r.(*replica)
 }
 
@@ -263,7 +276,7 @@ func (st Store) checkOrphan(ss *Session) error {
 
 // readPrefix reads at most limit bytes of the regular file at path.
 func readPrefix(path string, limit int64) ([]byte, error) {
-	f, err := openRegular(path)
+	f, _, err := openRegular(path)
 	if err != nil {
 		return nil, err
 	}
@@ -273,54 +286,58 @@ func readPrefix(path string, limit int64) ([]byte, error) {
 
 // openRegular opens the file at path for reading, refusing anything but a
 // regular file: it opens without blocking (a named pipe without a writer
-// would block a plain open) and checks what it opened.
-func openRegular(path string) (*os.File, error) {
+// would block a plain open) and checks what it opened, whose FileInfo it
+// returns.
+func openRegular(path string) (*os.File, os.FileInfo, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	info, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, err
+		return nil, nil, err
 	}
 	if !info.Mode().IsRegular() {
 		f.Close()
-		return nil, fmt.Errorf("%s: %w (it is %s)", path, boundedfile.ErrNotRegular, boundedfile.Kind(info.Mode()))
+		return nil, nil, fmt.Errorf("%s: %w (it is %s)", path, boundedfile.ErrNotRegular, boundedfile.Kind(info.Mode()))
 	}
-	return f, nil
+	return f, info, nil
 }
 
 // readJournal reads what was appended to the journal since the replica
 // last read it, or the whole journal when it was replaced.
 func (st Store) readJournal(rep *replica) error {
 	path := JournalPath(st.Path)
-	f, err := openRegular(path)
+	if rep.view != nil && rep.open != nil {
+		info, err := os.Stat(path)
+		if err == nil && os.SameFile(info, rep.info) && info.Size() >= rep.off && info.Size() <= statefile.MaxFileSize {
+			return st.readAppended(rep, rep.open, info)
+		}
+	}
+	rep.keep(nil)
+	f, info, err := openRegular(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return errStale
 	}
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return err
-	}
+	kept := false
+	defer func() {
+		if !kept {
+			f.Close()
+		}
+	}()
 	if info.Size() > statefile.MaxFileSize {
 		return fmt.Errorf("%s: %w: %d bytes", path, boundedfile.ErrTooLarge, info.Size())
 	}
+	if rep.local() {
+		rep.keep(f)
+		kept = true
+	}
 	if rep.view != nil && os.SameFile(info, rep.info) && info.Size() >= rep.off && sameHead(f, rep.head) {
-		if info.Size() == rep.off {
-			rep.torn = false
-			return nil
-		}
-		data := make([]byte, info.Size()-rep.off)
-		n, err := f.ReadAt(data, rep.off)
-		if err != nil && !errors.Is(err, io.EOF) {
-			return err
-		}
-		return st.replayInto(rep, data[:n])
+		return st.readAppended(rep, f, info)
 	}
 	data, err := io.ReadAll(io.LimitReader(f, statefile.MaxFileSize))
 	if err != nil {
@@ -336,6 +353,30 @@ func (st Store) readJournal(rep *replica) error {
 	rep.view, rep.info, rep.off = newView(h), info, int64(n)
 	rep.head = slices.Clone(data[len(journalMagic)+1 : len(journalMagic)+9])
 	return st.replayInto(rep, data[n:])
+}
+
+// readAppended replays the records appended to the replica's journal f,
+// whose FileInfo is info, since it was last read.
+func (st Store) readAppended(rep *replica, f *os.File, info os.FileInfo) error {
+	if info.Size() == rep.off {
+		rep.torn = false
+		return nil
+	}
+	data := make([]byte, info.Size()-rep.off)
+	n, err := f.ReadAt(data, rep.off)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return err
+	}
+	return st.replayInto(rep, data[:n])
+}
+
+// keep makes f (nil: none) the journal the replica keeps open, closing the
+// one it kept.
+func (rep *replica) keep(f *os.File) {
+	if rep.open != nil && rep.open != f {
+		rep.open.Close()
+	}
+	rep.open = f
 }
 
 // replayInto applies the records of data, which follows what rep has read.
@@ -374,7 +415,7 @@ func (st Store) checkSnapshot(rep *replica) error {
 		}
 	}
 	rep.snapInfo = nil
-	f, err := openRegular(st.Path)
+	f, info, err := openRegular(st.Path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &MissingError{st.Path}
 	}
@@ -382,10 +423,6 @@ func (st Store) checkSnapshot(rep *replica) error {
 		return err
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return err
-	}
 	var sum [4]byte
 	if info.Size() != v.SnapSize {
 		return errStale
@@ -541,15 +578,17 @@ func (w *writer) fold(now time.Time) error {
 		return err
 	}
 	w.st.removeStaleTemps()
-	if err := atomicfile.WriteFile(w.st.Path, snap, 0o644); err != nil {
-		return err
-	}
 	journal, err := encodeJournal(&h)
 	if err != nil {
 		return err
 	}
+	// The snapshot first: a crash between the renames leaves the new
+	// snapshot with the old journal, whose records it holds, and the
+	// journal is made anew from it. Readers without the lock see the two
+	// disagree (errStale) only between the renames.
 	path := JournalPath(w.st.Path)
-	if err := atomicfile.WriteFile(path, journal, 0o644); err != nil {
+	if err := atomicfile.WriteFiles(atomicfile.File{Path: w.st.Path, Data: snap, Perm: 0o644},
+		atomicfile.File{Path: path, Data: journal, Perm: 0o644}); err != nil {
 		return err
 	}
 	w.folded = true
@@ -560,6 +599,7 @@ func (w *writer) fold(now time.Time) error {
 		w.rep.view = nil
 		return err
 	}
+	w.rep.keep(nil)
 	w.rep.view, w.rep.info, w.rep.off, w.rep.torn = newView(h), info, int64(len(journal)), false
 	w.rep.head = slices.Clone(journal[len(journalMagic)+1 : len(journalMagic)+9])
 	w.rep.sess, w.rep.sessEpoch, w.rep.sessSize, w.rep.sessCRC = ss, ss.File.Epoch, int64(len(snap)), snapCRC(snap)
@@ -695,9 +735,15 @@ func (w *writer) foldIfDone() error {
 }
 
 // lockMode returns the lock of the run: the journal's, or the snapshot's.
+// It is checked again under the lock, so a journal that a fold is
+// replacing gives it as well as the snapshot would, without reading the
+// snapshot.
 func (st Store) lockMode(rep *replica) (string, error) {
+	if rep.view == nil && st.readJournal(rep) != nil {
+		rep.view = nil
+	}
 	if rep.view != nil {
-		return rep.view.Lock, nil // checked again under the lock
+		return rep.view.Lock, nil
 	}
 	v, err := st.refresh(rep, false)
 	if err != nil {
