@@ -2,6 +2,8 @@ package session
 
 import (
 	"bytes"
+	"encoding/json"
+	"reflect"
 	"testing"
 	"time"
 )
@@ -57,3 +59,37 @@ func FuzzJournal(f *testing.F) {
 // newSessionFuzz is the session of the fuzz target: hees2 in 3
 // dimensions.
 func newSessionFuzz(f *testing.F) *Session { return newSessionDimTB(f, 3) }
+
+// FuzzRecord decodes arbitrary bytes as a record's JSON: wherever the fast
+// parser accepts them, encoding/json (decodeStrict) must accept them too and
+// give the same record.
+func FuzzRecord(f *testing.F) {
+	for _, r := range []record{
+		{Seq: 1, Epoch: 1, Op: opValue, Rows: []int{0}, Value: "1.5"},
+		{Seq: 2, Epoch: 9, Op: opClaim, Rows: []int{1, 2}, Now: -5, Until: 1795743125505347069, Holder: &Holder{Host: "n", PID: 1, Job: "77", Slot: 3}},
+		{Seq: 3, Epoch: 1, Op: opFailed, Rows: []int{4}, Why: "exit status 1"},
+		{Seq: 4, Epoch: 1, Op: opRenew, Rows: []int{1}, Slots: []int{0}, Until: 9, Holder: &Holder{}},
+	} {
+		js, err := json.Marshal(&r)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(js)
+	}
+	f.Add([]byte(`{"q":1,"e":1,"o":"v","r":[],"v":"1"}`))
+	f.Add([]byte(`{"q":-0,"e":01,"o":"v"}`))
+	f.Add([]byte(`{"q":1,"e":1,"o":"v","v":"\u0031"}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		fast, ok := parseRecord(data)
+		if !ok {
+			return
+		}
+		var want record
+		if err := decodeStrict(data, &want); err != nil {
+			t.Fatalf("parseRecord accepted %q, which encoding/json refuses: %v", data, err)
+		}
+		if !reflect.DeepEqual(fast, want) {
+			t.Fatalf("parseRecord(%q) = %+v, encoding/json gives %+v", data, fast, want)
+		}
+	})
+}

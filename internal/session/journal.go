@@ -183,8 +183,8 @@ func (v *View) replay(data []byte) (used int, torn bool, err error) {
 		if errors.Is(err, errTorn) {
 			return used, true, nil
 		}
-		var r record
-		if err := decodeStrict(js, &r); err != nil {
+		r, err := decodeRecord(js)
+		if err != nil {
 			return used, false, fmt.Errorf("record %d: %v", seq+1, err)
 		}
 		if r.Seq != seq+1 || r.Epoch != v.Epoch {
