@@ -376,3 +376,47 @@ func TestBogusStopRefused(t *testing.T) {
 		t.Error("the file was changed")
 	}
 }
+
+// TestOlderBatchesFromSnapshot folds four generations: the journal's
+// header keeps the last past batch only, and a value told again for an
+// older one is still checked against the value told first (read from the
+// snapshot), by a process that has not read the snapshot before as well.
+func TestOlderBatchesFromSnapshot(t *testing.T) {
+	st := newStoreDim(t, 3)
+	first, err := st.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := first.ID(1)
+	value := sphereOf(first.Candidate(1))
+	for range 4 {
+		v, err := st.Load()
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows := make([]int, v.Rows())
+		for row := range rows {
+			rows[row] = row
+		}
+		tellRows(t, st, rows...)
+	}
+	journal := readBytes(t, JournalPath(st.Path))
+	h, _, err := decodeHeader(journal)
+	if err != nil || len(h.Past) != 1 || h.Past[0].Gen != 3 {
+		t.Fatalf("header past %+v, %v; want generation 3 only", h.Past, err)
+	}
+	for _, fresh := range []bool{false, true} {
+		if fresh {
+			forget(st)
+		}
+		for _, c := range []struct {
+			v    float64
+			want Problem
+		}{{value, Repeat}, {value + 1, Conflict}} {
+			bad, err := st.Tell(context.Background(), []Line{ValueLine(id, c.v)}, nil)
+			if err != nil || len(bad) != 1 || bad[0].Problem != c.want {
+				t.Errorf("fresh %v: telling %s %v again: %+v, %v; want problem %d", fresh, id, c.v, bad, err, c.want)
+			}
+		}
+	}
+}

@@ -302,7 +302,7 @@ func (ss *Session) header(snap []byte) Header {
 	f := &ss.File
 	h := Header{RunID: f.RunID, Spec: f.Spec, Lock: f.Lock, Epoch: f.Epoch, SnapSize: int64(len(snap)), SnapCRC: snapCRC(snap),
 		Strategy: ss.s.Name(), Dim: ss.s.Dim(), Gen: ss.s.Generation(), Injected: ss.run.Injecting(),
-		Past: f.Past, Stop: f.Stop, StopDetail: f.StopDetail, Abandoned: f.Abandoned,
+		Past: f.Past[max(0, len(f.Past)-1):], Stop: f.Stop, StopDetail: f.StopDetail, Abandoned: f.Abandoned,
 		Evals: ss.s.Evals(), Restarts: ss.run.Restarts(), Sigma: es.StepSize(ss.s), Slots: cloneSlots(f.Slots), StopAttempts: f.Attempts}
 	x, fb := ss.s.Best()
 	h.BestX, h.BestF = slices.Clone(x), formatValue(fb)
@@ -340,6 +340,7 @@ func snapCRC(snap []byte) uint32 {
 func (ss *Session) newBatch(slots map[int]Lease) {
 	ss.File.Slots = slots
 	ss.View = newView(ss.header(nil))
+	ss.View.older = ss.File.Past
 }
 
 // Snapshot returns the bytes of the snapshot file of the session, and the

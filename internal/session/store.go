@@ -198,6 +198,7 @@ func (st Store) LoadSession() (*Session, error) {
 		return ss, nil
 	}
 	ss.View = v.clone()
+	ss.View.older = ss.File.Past
 	return ss, nil
 }
 
@@ -541,21 +542,11 @@ func (w *writer) fold(now time.Time) error {
 		return err
 	}
 	v := w.rep.view
-	// The session this process folded last is the snapshot's when the
-	// snapshot (checked under the lock against the journal) is the one it
-	// wrote: then it need not be read and decoded again, O(d^2) bytes.
-	ss := w.rep.sess
-	w.rep.sess = nil
-	if ss == nil || w.rep.sessEpoch != v.Epoch || w.rep.sessSize != v.SnapSize || w.rep.sessCRC != v.SnapCRC {
-		var snap []byte
-		var err error
-		if ss, snap, err = w.st.readSnapshot(); err != nil {
-			return err
-		}
-		if ss.File.Epoch != v.Epoch || int64(len(snap)) != v.SnapSize || snapCRC(snap) != v.SnapCRC {
-			return fmt.Errorf("%s changed under the lock", w.st.Path)
-		}
+	ss, err := w.session()
+	if err != nil {
+		return err
 	}
+	w.rep.sess = nil // the fold changes it
 	ss.View = v
 	var rows batchRows
 	if ss.File.Log != "" {
@@ -604,6 +595,41 @@ func (w *writer) fold(now time.Time) error {
 	w.rep.head = slices.Clone(journal[len(journalMagic)+1 : len(journalMagic)+9])
 	w.rep.sess, w.rep.sessEpoch, w.rep.sessSize, w.rep.sessCRC = ss, ss.File.Epoch, int64(len(snap)), snapCRC(snap)
 	return nil
+}
+
+// session returns the session of the snapshot of the view, which the
+// lock keeps from changing. The session this process folded or read last
+// is it when its epoch, size and checksum are the view's: then the
+// snapshot, O(d^2) bytes, is not read and decoded again.
+func (w *writer) session() (*Session, error) {
+	v := w.rep.view
+	if ss := w.rep.sess; ss != nil && w.rep.sessEpoch == v.Epoch && w.rep.sessSize == v.SnapSize && w.rep.sessCRC == v.SnapCRC {
+		return ss, nil
+	}
+	ss, snap, err := w.st.readSnapshot()
+	if err != nil {
+		return nil, err
+	}
+	if ss.File.Epoch != v.Epoch || int64(len(snap)) != v.SnapSize || snapCRC(snap) != v.SnapCRC {
+		return nil, fmt.Errorf("%s changed under the lock", w.st.Path)
+	}
+	w.rep.sess, w.rep.sessEpoch, w.rep.sessSize, w.rep.sessCRC = ss, ss.File.Epoch, int64(len(snap)), snapCRC(snap)
+	return ss, nil
+}
+
+// check is View.Check, with the snapshot's past batches when a line names
+// an older one than the header keeps.
+func (w *writer) check(lines []Line) (Told, []BadLine, error) {
+	v := w.view()
+	if v.older == nil && v.needsOlder(lines) {
+		ss, err := w.session()
+		if err != nil {
+			return Told{}, nil, err
+		}
+		v.older = append([]Past{}, ss.File.Past...)
+	}
+	t, bad := v.Check(lines)
+	return t, bad, nil
 }
 
 // sync flushes the journal to disk when it was written since the last
@@ -804,7 +830,10 @@ func (st Store) Create(ctx context.Context, ss *Session, force bool) error {
 // them. It returns the bad lines and those that Check finds.
 func (st Store) Tell(ctx context.Context, lines []Line, bad []BadLine) ([]BadLine, error) {
 	err := st.update(ctx, func(w *writer) error {
-		told, invalid := w.view().Check(lines)
+		told, invalid, err := w.check(lines)
+		if err != nil {
+			return err
+		}
 		if bad = append(bad, invalid...); Blocking(bad) {
 			return nil // bad lines: apply nothing
 		}
@@ -848,8 +877,11 @@ func (st Store) Claim(ctx context.Context, told []Line, why map[ID]string, n int
 	var c Claimed
 	err := st.update(ctx, func(w *writer) error {
 		if len(told) > 0 {
-			var t Told
-			if t, c.Bad = w.view().Check(told); !Blocking(c.Bad) {
+			t, bad, err := w.check(told)
+			if err != nil {
+				return err
+			}
+			if c.Bad = bad; !Blocking(c.Bad) {
 				t.Why = map[int]string{}
 				for id, msg := range why {
 					t.Why[id.Row] = msg

@@ -214,8 +214,7 @@ func (v *View) check(l Line, seen map[int]int) (Problem, string) {
 	if id.Run != v.RunID {
 		return BadInput, fmt.Sprintf("%s belongs to another run (this state file holds run %s)", id, v.RunID)
 	}
-	if i := slices.IndexFunc(v.Past, func(p Past) bool { return p.Gen == id.Gen && p.Injected == id.Injected }); i >= 0 {
-		p := v.Past[i]
+	if p, ok := v.past(id); ok {
 		switch {
 		case id.Row >= len(p.Values):
 			return BadInput, fmt.Sprintf("%s does not exist (%s had rows 0 to %d)", id, batchName(id), len(p.Values)-1)
@@ -249,6 +248,31 @@ func (v *View) check(l Line, seen map[int]int) (Problem, string) {
 		return BadInput, fmt.Sprintf("%s is also on line %d", id, line)
 	}
 	return BadInput, ""
+}
+
+// past returns the past batch of id, from the header or, once read, the
+// snapshot.
+func (v *View) past(id ID) (Past, bool) {
+	for _, past := range [][]Past{v.Past, v.older} {
+		if i := slices.IndexFunc(past, func(p Past) bool { return p.Gen == id.Gen && p.Injected == id.Injected }); i >= 0 {
+			return past[i], true
+		}
+	}
+	return Past{}, false
+}
+
+// needsOlder reports whether a line of lines names a batch of the run
+// before the current one that the header's Past does not hold.
+func (v *View) needsOlder(lines []Line) bool {
+	for _, l := range lines {
+		id := l.id
+		current := id.Gen == v.Header.Gen && id.Injected == v.Injecting()
+		before := id.Gen < v.Header.Gen || id.Gen == v.Header.Gen && id.Injected && !v.Injecting()
+		if _, ok := v.past(id); id.Run == v.RunID && !current && before && !ok {
+			return true
+		}
+	}
+	return false
 }
 
 // batchName names the batch of id in a message: "generation 12", or "the

@@ -36,6 +36,9 @@ type Header struct {
 	// X holds the candidates, row after row, as little-endian float64 bits.
 	X []byte `json:"x"`
 
+	// Past is the last complete batch (the snapshot keeps the last
+	// KeepGenerations): every worker process reads each header, and the
+	// rare tell of an older batch reads the snapshot (View.older).
 	Past       []Past    `json:"past,omitempty"`
 	Stop       es.Reason `json:"stop"`
 	StopDetail string    `json:"stop_detail,omitempty"`
@@ -120,6 +123,10 @@ type View struct {
 	b   *batch
 	x   [][]float64 // the candidates, decoded from Header.X
 	seq int64       // the records replayed
+	// older is the snapshot's past batches, read under the lock when a
+	// tell names a batch that Past does not hold (writer.check); nil
+	// until then.
+	older []Past
 }
 
 // initial returns the batch of h before any record: empty, or what a
