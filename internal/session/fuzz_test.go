@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/hees-dev/hees/internal/statefile"
 )
 
 // FuzzJournal replays arbitrary bytes as the records of a journal, after
@@ -61,7 +63,7 @@ func FuzzJournal(f *testing.F) {
 func newSessionFuzz(f *testing.F) *Session { return newSessionDimTB(f, 3) }
 
 // FuzzRecord decodes arbitrary bytes as a record's JSON: wherever the fast
-// parser accepts them, encoding/json (decodeStrict) must accept them too and
+// parser accepts them, encoding/json (statefile.UnmarshalJSON) must accept them too and
 // give the same record.
 func FuzzRecord(f *testing.F) {
 	for _, r := range []record{
@@ -85,7 +87,7 @@ func FuzzRecord(f *testing.F) {
 			return
 		}
 		var want record
-		if err := decodeStrict(data, &want); err != nil {
+		if err := statefile.UnmarshalJSON(data, &want); err != nil {
 			t.Fatalf("parseRecord accepted %q, which encoding/json refuses: %v", data, err)
 		}
 		if !reflect.DeepEqual(fast, want) {

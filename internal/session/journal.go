@@ -7,11 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
-	"io"
 	"math"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/hees-dev/hees/internal/statefile"
 )
 
 // The journal of a batch is text, one line per entry:
@@ -134,20 +135,6 @@ func splitLine(data []byte, prefix string) (json []byte, n int, err error) {
 // errNotJournal: the file is not a journal.
 var errNotJournal = errors.New("not a journal")
 
-// decodeStrict decodes the JSON object data into v, refusing unknown
-// fields and anything after the object.
-func decodeStrict(data []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return errors.New("data after the JSON object")
-	}
-	return nil
-}
-
 // decodeHeader reads the header line at the start of data, and returns
 // its length.
 func decodeHeader(data []byte) (Header, int, error) {
@@ -162,7 +149,7 @@ func decodeHeader(data []byte) (Header, int, error) {
 		return Header{}, 0, err
 	}
 	var h Header
-	if err := decodeStrict(js, &h); err != nil {
+	if err := statefile.UnmarshalJSONBytes(js, &h, "x", &h.X); err != nil {
 		return Header{}, 0, fmt.Errorf("%w: header: %v", errNotJournal, err)
 	}
 	if err := h.check(); err != nil {

@@ -3,6 +3,8 @@ package session
 import (
 	"math"
 	"strconv"
+
+	"github.com/hees-dev/hees/internal/statefile"
 )
 
 // decodeRecord decodes the JSON of a record. Records as appendLine writes
@@ -10,14 +12,14 @@ import (
 // without exponent, strings of printable ASCII without escapes) take
 // parseRecord, which is about twenty times faster than encoding/json: every
 // process of a run replays every record, so that this is most of an idle
-// worker's work. Anything else, however unusual, is left to decodeStrict,
+// worker's work. Anything else, however unusual, is left to statefile.UnmarshalJSON,
 // whose result parseRecord gives wherever it accepts (FuzzRecord).
 func decodeRecord(data []byte) (record, error) {
 	if r, ok := parseRecord(data); ok {
 		return r, nil
 	}
 	var r record
-	err := decodeStrict(data, &r)
+	err := statefile.UnmarshalJSON(data, &r)
 	return r, err
 }
 

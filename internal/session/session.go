@@ -391,7 +391,7 @@ func kindError(kind string) error {
 // Parse reads the payload of a snapshot (Decode without the container).
 func Parse(payload []byte) (*Session, error) {
 	ss := &Session{}
-	if err := statefile.UnmarshalJSON(payload, &ss.File); err != nil {
+	if err := statefile.UnmarshalJSONBytes(payload, &ss.File, "strategy", &ss.File.Strategy); err != nil {
 		return nil, fmt.Errorf("bad ask/tell state: %v", err)
 	}
 	if err := ss.restore(); err != nil {
