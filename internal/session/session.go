@@ -346,12 +346,7 @@ func (ss *Session) newBatch(slots map[int]Lease) {
 // Snapshot returns the bytes of the snapshot file of the session, and the
 // header of its journal.
 func (ss *Session) Snapshot() ([]byte, Header, error) {
-	state, err := ss.s.MarshalBinary()
-	if err != nil {
-		return nil, Header{}, err
-	}
-	ss.File.Strategy = state
-	payload, err := json.Marshal(&ss.File)
+	payload, err := ss.Payload()
 	if err != nil {
 		return nil, Header{}, err
 	}
@@ -421,6 +416,7 @@ func (ss *Session) restore() error {
 	if err != nil {
 		return err
 	}
+	ss.File.Strategy = nil // s holds it (Payload)
 	if want := ss.File.Spec.Name(); s.Name() != want {
 		return fmt.Errorf("the strategy is %s, the settings say %s", s.Name(), want)
 	}
@@ -621,6 +617,9 @@ func (ss *Session) Payload() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The strategy's state is in the file only while it is marshalled:
+	// ss.s holds it, and a copy would double what a worker keeps (O(d^2)).
 	ss.File.Strategy = state
+	defer func() { ss.File.Strategy = nil }()
 	return json.Marshal(&ss.File)
 }

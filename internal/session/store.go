@@ -351,6 +351,9 @@ func (st Store) readJournal(rep *replica) error {
 		// made by hand: nothing of it is guessed.
 		return fmt.Errorf("%s: corrupt journal: %w", path, err)
 	}
+	if rep.sess != nil && rep.sessEpoch != h.Epoch {
+		rep.sess = nil // another process folded: its session is of no use, O(d^2) bytes
+	}
 	rep.view, rep.info, rep.off = newView(h), info, int64(n)
 	rep.head = slices.Clone(data[len(journalMagic)+1 : len(journalMagic)+9])
 	return st.replayInto(rep, data[n:])
