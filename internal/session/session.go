@@ -60,7 +60,6 @@ package session
 import (
 	"encoding/binary"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -617,9 +616,7 @@ func (ss *Session) Payload() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The strategy's state is in the file only while it is marshalled:
-	// ss.s holds it, and a copy would double what a worker keeps (O(d^2)).
-	ss.File.Strategy = state
-	defer func() { ss.File.Strategy = nil }()
-	return json.Marshal(&ss.File)
+	// The strategy's state is not kept in the file: ss.s holds it, and a
+	// copy would double what a worker keeps (O(d^2)).
+	return statefile.MarshalJSONBytes(&ss.File, "strategy", &ss.File.Strategy, state)
 }

@@ -86,3 +86,32 @@ func unmarshalSplit(data []byte, v any, key string, dst *[]byte) bool {
 	*dst = raw[:k] // before the fields after it, as a repeated field replaces it
 	return UnmarshalJSON(after, v) == nil
 }
+
+// MarshalJSONBytes returns what json.Marshal(v) returns with the []byte
+// field key of v, which field points to, holding data, and leaves the
+// field nil: the object is marshalled with the field nil, and data's
+// base64 put in place of its null, where that null is at the top level (the
+// fields before it make an object of their own). For a large data it
+// writes each byte once, where json.Marshal copies its base64 more than
+// once.
+func MarshalJSONBytes(v any, key string, field *[]byte, data []byte) ([]byte, error) {
+	*field = nil
+	js, err := json.Marshal(v)
+	if err != nil || data == nil {
+		return js, err
+	}
+	null := []byte(`,"` + key + `":null`)
+	at := bytes.Index(js, null)
+	if at < 0 || !json.Valid(append(js[:at:at], '}')) {
+		*field = data
+		defer func() { *field = nil }()
+		return json.Marshal(v)
+	}
+	end := at + len(null)
+	out := make([]byte, 0, len(js)+base64.StdEncoding.EncodedLen(len(data)))
+	out = append(out, js[:end-len("null")]...)
+	out = append(out, '"')
+	out = base64.StdEncoding.AppendEncode(out, data)
+	out = append(out, '"')
+	return append(out, js[end:]...), nil
+}

@@ -78,3 +78,29 @@ func FuzzUnmarshalSplit(f *testing.F) {
 		}
 	})
 }
+
+// TestMarshalJSONBytes gives what json.Marshal gives, for bytes that are
+// nil, empty and not, and for an object whose arbitrary JSON before the
+// field holds the same key with null.
+func TestMarshalJSONBytes(t *testing.T) {
+	for _, data := range [][]byte{nil, {}, {1, 2, 3, 250}, make([]byte, 1000)} {
+		for _, raw := range []string{"", `{"a":{"b":1,"x":null}}`} {
+			b := bulky{ID: "a", Rows: 2, Names: []string{"p"}}
+			if raw != "" {
+				b.Raw = json.RawMessage(raw)
+			}
+			got, err := MarshalJSONBytes(&b, "x", &b.X, data)
+			if err != nil || b.X != nil {
+				t.Fatalf("MarshalJSONBytes: %v, field left %v", err, b.X)
+			}
+			b.X = data
+			want, err := json.Marshal(&b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != string(want) {
+				t.Errorf("MarshalJSONBytes = %s, json.Marshal %s", got, want)
+			}
+		}
+	}
+}
