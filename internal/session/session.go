@@ -301,7 +301,7 @@ func (ss *Session) header(snap []byte) Header {
 	f := &ss.File
 	h := Header{RunID: f.RunID, Spec: f.Spec, Lock: f.Lock, Epoch: f.Epoch, SnapSize: int64(len(snap)), SnapCRC: snapCRC(snap),
 		Strategy: ss.s.Name(), Dim: ss.s.Dim(), Gen: ss.s.Generation(), Injected: ss.run.Injecting(),
-		Past: f.Past[max(0, len(f.Past)-1):], Stop: f.Stop, StopDetail: f.StopDetail, Abandoned: f.Abandoned,
+		Past: slices.Clone(f.Past[max(0, len(f.Past)-1):]), Stop: f.Stop, StopDetail: f.StopDetail, Abandoned: f.Abandoned,
 		Evals: ss.s.Evals(), Restarts: ss.run.Restarts(), Sigma: es.StepSize(ss.s), Slots: cloneSlots(f.Slots), StopAttempts: f.Attempts}
 	x, fb := ss.s.Best()
 	h.BestX, h.BestF = slices.Clone(x), formatValue(fb)

@@ -91,8 +91,9 @@ type replica struct {
 	torn  bool  // bytes after off that are not a valid record
 	dirty bool  // the journal must be flushed to disk (written since the last flush)
 
-	// sess is the session of the snapshot this process wrote last (epoch
-	// sessEpoch, sessSize bytes, checksum sessCRC), kept for its next fold.
+	// sess is the session of the snapshot this process wrote or read last
+	// (epoch sessEpoch, sessSize bytes, checksum sessCRC), kept for its
+	// next fold until a journal of another epoch is read.
 	sess      *Session
 	sessEpoch uint64
 
