@@ -281,6 +281,7 @@ func (rf *runFlags) run(ctx context.Context, stdout, stderr io.Writer) int {
 		if cfg, err = spaceConfig(cfg, rf.algo, rf.space, &rf.x0Lazy, rf.sigma0Given); err != nil {
 			return report(stderr, name, err)
 		}
+		cfg = spaceWarmStart(cfg, rf.inject, rf.space, rf.x0Lazy.set, rf.sigma0Given)
 	}
 	s, err := rf.strategy(cfg)
 	if err != nil {
@@ -376,6 +377,13 @@ func readInject(path string, s es.Strategy, maxEvals int) ([][]float64, error) {
 	case errors.Is(err, runlog.ErrNotLog):
 		inject, err = points.ReadList(path, s.Dim())
 	}
+	return checkInject(path, inject, err, s, maxEvals)
+}
+
+// checkInject returns the known points inject of -inject FILE, read with
+// the error err, once es.Run.Inject takes them for s in a run with the
+// budget maxEvals; an error names the flag.
+func checkInject(path string, inject [][]float64, err error, s es.Strategy, maxEvals int) ([][]float64, error) {
 	if err != nil {
 		sep := " " // a bad line's error starts with the file's name
 		if errors.As(err, new(*fs.PathError)) {

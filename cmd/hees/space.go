@@ -3,13 +3,14 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io/fs"
+	"math"
 	"strings"
 
 	"github.com/hees-dev/hees/es"
 	"github.com/hees-dev/hees/internal/boundedfile"
 	"github.com/hees-dev/hees/internal/checkpoint"
 	"github.com/hees-dev/hees/internal/points"
+	"github.com/hees-dev/hees/internal/runlog"
 	"github.com/hees-dev/hees/internal/runner"
 	"github.com/hees-dev/hees/space"
 )
@@ -77,6 +78,46 @@ func spaceConfig(cfg es.Config, algo string, sp *space.Space, x0 *lazyPoint, sig
 	return cfg, nil
 }
 
+// spaceWarmStart is warmStart for a run in the space sp, whose
+// configuration spaceConfig made: when -inject FILE is an evaluation log
+// of a run in sp, X0 is its best point unless -x0 is given, and Sigma0,
+// unless -sigma0 is given, the spread of its 2d best points around it:
+// the root mean square of their distances to it per coordinate, each in
+// units of the coordinate's default scale (its width over the geometric
+// mean of the widths, es.Config.Bounds).
+func spaceWarmStart(cfg es.Config, path string, sp *space.Space, x0Given, sigma0Given bool) es.Config {
+	if path == "" || cfg.Bounds == nil {
+		return cfg
+	}
+	d := sp.Len()
+	rows, err := runlog.BestRowsSpace(path, sp, max(2*d, 2))
+	if err != nil || len(rows) == 0 {
+		return cfg // readSpaceInject reports it
+	}
+	best := rows[0].X
+	if !x0Given {
+		cfg.X0 = best
+	}
+	width := make([]float64, d)
+	logG := 0.0
+	for i := range d {
+		width[i] = cfg.Bounds.Upper[i] - cfg.Bounds.Lower[i]
+		logG += math.Log(width[i]) / float64(d)
+	}
+	g := math.Exp(logG)
+	var sum float64
+	for _, r := range rows[1:] {
+		for i, v := range r.X {
+			u := (v - best[i]) / (width[i] / g)
+			sum += u * u
+		}
+	}
+	if spread := math.Sqrt(sum / float64(max(len(rows)-1, 1)*d)); !sigma0Given && spread > 0 && !math.IsInf(spread, 0) {
+		cfg.Sigma0 = spread
+	}
+	return cfg
+}
+
 // parseSpacePoint reads a point of the space's values: the values
 // separated by commas or blanks, a JSON object of names, or @FILE holding
 // either.
@@ -96,19 +137,24 @@ func parseSpacePoint(sp *space.Space, text string) ([]float64, error) {
 
 // readSpaceInject reads the known points of -inject FILE as values of the
 // space sp, one point per line (the values, or a JSON object of names;
-// blank lines and lines starting with '#' are skipped), and checks them
-// as readInject does.
+// blank lines and lines starting with '#' are skipped), or as the best
+// points of an evaluation log of a run in the same space, as many as a
+// generation of s (a warm start), and checks them as readInject does.
 func readSpaceInject(path string, sp *space.Space, s es.Strategy, maxEvals int) ([][]float64, error) {
 	if path == "" {
 		return nil, nil
 	}
+	rows, err := runlog.BestRowsSpace(path, sp, s.PopulationSize())
+	if !errors.Is(err, runlog.ErrNotLog) {
+		var list [][]float64
+		for _, r := range rows {
+			list = append(list, r.X)
+		}
+		return checkInject(path, list, err, s, maxEvals)
+	}
 	data, err := boundedfile.Read(path, points.MaxListBytes)
 	if err != nil {
-		sep := " "
-		if errors.As(err, new(*fs.PathError)) {
-			sep = ": "
-		}
-		return nil, fmt.Errorf("-inject%s%w", sep, err)
+		return checkInject(path, nil, err, s, maxEvals)
 	}
 	var list [][]float64
 	for n, line := range strings.Split(string(data), "\n") {
@@ -127,14 +173,7 @@ func readSpaceInject(path string, sp *space.Space, s es.Strategy, maxEvals int) 
 		}
 		list = append(list, y)
 	}
-	run, err := es.NewRun(s, es.Limits{MaxEvals: maxEvals})
-	if err == nil {
-		err = run.Inject(list)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("-inject %s: %w", path, err)
-	}
-	return list, nil
+	return checkInject(path, list, nil, s, maxEvals)
 }
 
 // checkSpaceState reports a run's space (in its settings rs, as a

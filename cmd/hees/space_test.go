@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hees-dev/hees/es"
 	"github.com/hees-dev/hees/internal/checkpoint"
 	"github.com/hees-dev/hees/internal/statefile"
 	"github.com/hees-dev/hees/objectives"
@@ -424,5 +426,55 @@ func TestAskTellSpace(t *testing.T) {
 		if code != exitUsage || out != "" || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, `-format "xml": want text or json`) {
 			t.Errorf("%q: exit %d, stdout %q, stderr %q", args, code, out, errOut)
 		}
+	}
+}
+
+// TestRunSpaceWarmStart gives hees run -space -inject the -log of an
+// earlier run in the same space: its best points, as many as a
+// generation, are evaluated first, in order; a log of another space, or of
+// a run without one, is refused with one line that names both sets of
+// columns.
+func TestRunSpaceWarmStart(t *testing.T) {
+	setObjectiveEnv(t, "sphere", "HEES_TEST_WORDS=1")
+	sp := writeSpace(t, testSpace)
+	program := selfCommand(t)
+	dir := t.TempDir()
+	first, second := filepath.Join(dir, "first.csv"), filepath.Join(dir, "second.csv")
+	args := []string{"-cmd", program, "-space", sp, "-max-evals", "300", "-seed", "3"}
+	runJSON(t, append(args, "-log", first)...)
+	warm, _ := runJSON(t, append(args, "-inject", first, "-log", second)...)
+	checkSpacePoint(t, warm["x_best"].([]any))
+	_, _, rows := readLog(t, first)
+	var ok [][]string
+	for _, r := range rows {
+		if r[3] == "ok" {
+			ok = append(ok, r)
+		}
+	}
+	slices.SortStableFunc(ok, func(a, b []string) int {
+		fa, _ := strconv.ParseFloat(a[4], 64)
+		fb, _ := strconv.ParseFloat(b[4], 64)
+		return cmp.Compare(fa, fb)
+	})
+	_, _, got := readLog(t, second)
+	s, err := es.New(es.Recommended, es.Config{Dim: 6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range s.PopulationSize() {
+		if !slices.Equal(got[i][5:], ok[i][5:]) || got[i][1] != "-1" {
+			t.Errorf("known point %d: %v, want the first log's %d-th best %v", i, got[i], i+1, ok[i])
+		}
+	}
+
+	other := writeSpace(t, strings.Replace(testSpace, `"count"`, `"units"`, 1))
+	code, _, errOut := runCLI("run", "-cmd", program, "-space", other, "-max-evals", "300", "-inject", first)
+	if code != exitUsage && code != exitFailure || strings.Count(errOut, "\n") != 1 ||
+		!strings.Contains(errOut, "the log's columns are lr, count, act, drop, w, batch, this run's lr, units, act, drop, w, batch") {
+		t.Errorf("a log of another space: exit %d, %q", code, errOut)
+	}
+	code, _, errOut = runCLI("run", "-cmd", program, "-d", "6", "-max-evals", "300", "-inject", first)
+	if code != exitUsage && code != exitFailure || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, "this run's x1, x2, x3, x4, x5, x6") {
+		t.Errorf("a space's log without a space: exit %d, %q", code, errOut)
 	}
 }

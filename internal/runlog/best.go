@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/hees-dev/hees/internal/boundedfile"
+	"github.com/hees-dev/hees/space"
 )
 
 // ErrNotLog is wrapped by the error of BestRows for a file whose first
@@ -38,6 +39,32 @@ type Row struct {
 // header has another number of coordinates, and a row it cannot read are
 // errors that name the file (and the line).
 func BestRows(path string, d, k int) ([]Row, error) {
+	return bestRows(path, d, k, strings.Split(LogHeader(d), ",")[5:], func(cells []string) ([]float64, error) {
+		x := make([]float64, len(cells))
+		for i, w := range cells {
+			v, err := strconv.ParseFloat(w, 64)
+			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("coordinate %d: %q is not a finite number", i+1, w)
+			}
+			x[i] = v
+		}
+		return x, nil
+	})
+}
+
+// BestRowsSpace is BestRows for a log of a run in the space sp (hees run
+// -space -log): its header names sp's parameters in order, and its cells
+// are their values, which sp reads back to the points of es (Row.X) that
+// the run evaluated.
+func BestRowsSpace(path string, sp *space.Space, k int) ([]Row, error) {
+	return bestRows(path, sp.Len(), k, sp.Names(), func(cells []string) ([]float64, error) {
+		return sp.ParseText(strings.Join(cells, ","))
+	})
+}
+
+// bestRows is BestRows for a log whose point columns are named names and
+// whose cells point reads.
+func bestRows(path string, d, k int, names []string, point func(cells []string) ([]float64, error)) ([]Row, error) {
 	info, err := os.Stat(path)
 	if err != nil {
 		return nil, err
@@ -68,13 +95,16 @@ func BestRows(path string, d, k int) ([]Row, error) {
 			if got := len(fields) - 5; got != d {
 				return nil, fmt.Errorf("%s: a log of points of %d coordinates, want d = %d", path, got, d)
 			}
+			if !slices.Equal(fields[5:], names) {
+				return nil, fmt.Errorf("%s: the log's columns are %s, this run's %s (a log of a run in the same space, or in none)", path, strings.Join(fields[5:], ", "), strings.Join(names, ", "))
+			}
 			header = true
 			continue
 		}
-		if line == LogHeader(d) || strings.HasPrefix(line, logColumns) {
+		if strings.HasPrefix(line, logColumns) {
 			continue // the header again: another run appended to the file
 		}
-		row, ok, err := parseRow(fields, d)
+		row, ok, err := parseRow(fields, d, point)
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: %v", path, n, err)
 		}
@@ -105,10 +135,10 @@ func BestRows(path string, d, k int) ([]Row, error) {
 	return best, nil
 }
 
-// parseRow reads the fields of a log row of d coordinates; ok is false
-// for a row that is not a candidate for BestRows (a failed evaluation, a
-// value that is not finite).
-func parseRow(fields []string, d int) (row Row, ok bool, err error) {
+// parseRow reads the fields of a log row of d coordinates, whose cells
+// point reads; ok is false for a row that is not a candidate for BestRows
+// (a failed evaluation, a value that is not finite).
+func parseRow(fields []string, d int, point func(cells []string) ([]float64, error)) (row Row, ok bool, err error) {
 	if len(fields) != 5+d {
 		return row, false, fmt.Errorf("%d fields, want %d", len(fields), 5+d)
 	}
@@ -118,13 +148,8 @@ func parseRow(fields []string, d int) (row Row, ok bool, err error) {
 	if row.F, err = strconv.ParseFloat(fields[4], 64); err != nil {
 		return row, false, fmt.Errorf("value %q is not a number", fields[4])
 	}
-	row.X = make([]float64, d)
-	for i, w := range fields[5:] {
-		v, err := strconv.ParseFloat(w, 64)
-		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-			return row, false, fmt.Errorf("coordinate %d: %q is not a finite number", i+1, w)
-		}
-		row.X[i] = v
+	if row.X, err = point(fields[5:]); err != nil {
+		return row, false, err
 	}
 	return row, Status(fields[3]) == StatusOK && !math.IsNaN(row.F) && !math.IsInf(row.F, 0), nil
 }
