@@ -477,4 +477,15 @@ func TestRunSpaceWarmStart(t *testing.T) {
 	if code != exitUsage && code != exitFailure || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, "this run's x1, x2, x3, x4, x5, x6") {
 		t.Errorf("a space's log without a space: exit %d, %q", code, errOut)
 	}
+	// A cell that is not a value of its parameter names the line.
+	bad := filepath.Join(dir, "bad.csv")
+	text := string(readFile(t, first))
+	for _, v := range []string{",relu,", ",tanh,", ",sigmoid,"} {
+		text = strings.ReplaceAll(text, v, ",gelu,")
+	}
+	os.WriteFile(bad, []byte(text), 0o644)
+	code, _, errOut = runCLI("run", "-cmd", program, "-space", sp, "-max-evals", "300", "-inject", bad)
+	if code != exitUsage && code != exitFailure || strings.Count(errOut, "\n") != 1 || !regexpMatch(`bad\.csv:\d+: act = "gelu" is not one of its values`, errOut) {
+		t.Errorf("a log with a bad cell: exit %d, %q", code, errOut)
+	}
 }
