@@ -21,8 +21,9 @@ const (
 // apart, doubling the wait while nothing claimable appears, and never past
 // the next lease expiry; a new batch (a fold renames the new journal into
 // place) wakes it at once on Linux when the fold happened on this machine
-// (inotify). Every look opens the journal, which on NFS revalidates what
-// the client caches (close-to-open consistency).
+// (inotify). On a local file system a look is a stat of the journal, and
+// a read when it grew; elsewhere every look opens the journal, which on NFS
+// revalidates what the client caches (close-to-open consistency).
 type Poller struct {
 	Store Store
 	// Idle, when not nil, is called with what the wait is for, once the
