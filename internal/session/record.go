@@ -10,10 +10,11 @@ import (
 // decodeRecord decodes the JSON of a record. Records as appendLine writes
 // them (json.Marshal: the fields in order, each at most once, integers
 // without exponent, strings of printable ASCII without escapes) take
-// parseRecord, which is about twenty times faster than encoding/json: every
-// process of a run replays every record, so that this is most of an idle
-// worker's work. Anything else, however unusual, is left to statefile.UnmarshalJSON,
-// whose result parseRecord gives wherever it accepts (FuzzRecord).
+// parseRecord, with which a replay is about seven times faster than with
+// encoding/json (BenchmarkReplay): every process of a run replays every
+// record. Anything else, however unusual, is left to
+// statefile.UnmarshalJSON, whose result parseRecord gives wherever it
+// accepts (FuzzRecord).
 func decodeRecord(data []byte) (record, error) {
 	if r, ok := parseRecord(data); ok {
 		return r, nil

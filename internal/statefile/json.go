@@ -91,7 +91,7 @@ func unmarshalSplit(data []byte, v any, key string, dst *[]byte) bool {
 // field key of v, which field points to, holding data, and leaves the
 // field nil: the object is marshalled with the field nil, and data's
 // base64 put in place of its null, where that null is at the top level (the
-// fields before it make an object of their own). For a large data it
+// fields before it make an object of their own). For large data it
 // writes each byte once, where json.Marshal copies its base64 more than
 // once.
 func MarshalJSONBytes(v any, key string, field *[]byte, data []byte) ([]byte, error) {
