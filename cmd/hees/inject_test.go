@@ -287,3 +287,43 @@ func rowWords(x []float64) []string {
 	}
 	return words
 }
+
+// TestInitInjectLog gives hees init -inject the -log of an earlier run,
+// without a space and with one: the warm start (the log's best points
+// first, the best one as x0, their spread as sigma0) is hees run's, and a
+// worker ends the run with the bits of hees run -inject.
+func TestInitInjectLog(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts worker processes")
+	}
+	dir := t.TempDir()
+	first := filepath.Join(dir, "first.csv")
+	runJSON(t, "-f", "sphere", "-box", "3", "-d", "3", "-seed", "2", "-max-evals", "60", "-log", first)
+	args := []string{"-d", "3", "-seed", "3", "-max-evals", "150", "-target", "none", "-inject", first}
+	path := filepath.Join(dir, "plain.hees")
+	mustCLI(t, "", append([]string{"init", "-state", path}, args...)...)
+	w, stderr := startWorker(t, path, workerCommand(t, "sphere"))
+	if ended, err := waitBounded(w, 60*time.Second); !ended || err != nil {
+		t.Fatalf("worker: ended %v, %v, stderr:\n%s", ended, err, stderr.String())
+	}
+	compareWithRun(t, "a worker after init -inject LOG", path, "sphere", args)
+
+	setObjectiveEnv(t, "sphere", "HEES_TEST_WORDS=1")
+	sp := writeSpace(t, testSpace)
+	spaceLog := filepath.Join(dir, "space.csv")
+	runJSON(t, "-cmd", selfCommand(t), "-space", sp, "-seed", "2", "-max-evals", "300", "-log", spaceLog)
+	spaceArgs := []string{"-space", sp, "-seed", "3", "-max-evals", "300", "-inject", spaceLog}
+	want, _ := runJSON(t, append([]string{"-cmd", selfCommand(t)}, spaceArgs...)...)
+	state := filepath.Join(dir, "space.hees")
+	mustCLI(t, "", append([]string{"init", "-state", state}, spaceArgs...)...)
+	w, stderr = startWorker(t, state, workerCommand(t, "sphere", "HEES_TEST_WORDS=1"))
+	if ended, err := waitBounded(w, 60*time.Second); !ended || err != nil {
+		t.Fatalf("worker with a space: ended %v, %v, stderr:\n%s", ended, err, stderr.String())
+	}
+	got := status(t, state)
+	for _, k := range []string{"evals", "f_best", "x_best", "params", "stop_reason"} {
+		if fmt.Sprint(got[k]) != fmt.Sprint(want[k]) {
+			t.Errorf("with a space: a worker after init -inject LOG: %s %v, hees run %v", k, got[k], want[k])
+		}
+	}
+}

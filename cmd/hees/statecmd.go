@@ -186,6 +186,8 @@ func runInit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if sp != nil {
 		sf.x0 = nil // the space's values, read by spaceConfig
+	} else {
+		sf.warmStart(*injectFile, *dim) // as hees run, whose bits the run gives
 	}
 	cfg, err := sf.config(*dim, commandBox)
 	if err != nil {
@@ -196,6 +198,7 @@ func runInit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if cfg, err = spaceConfig(cfg, sf.algo, sp, &x0, sf.sigma0Given); err != nil {
 			return report(stderr, name, err)
 		}
+		cfg = spaceWarmStart(cfg, *injectFile, sp, x0.set, sf.sigma0Given)
 		spaceJSON, _ = sp.MarshalJSON() // a Space always marshals
 	}
 	s, err := sf.strategy(cfg)
