@@ -57,15 +57,16 @@ import argparse
 import csv
 import math
 import os
-import subprocess
 import sys
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import heeseval  # noqa: E402  (scripts/heeseval.py)
 
 CMAES_VERSION = "0.13.1"
 SIGMA0 = 2.0
 LEVELS = [1, 0, -1, -2, -3, -4, -5, -6, -7, -8]  # targets 10^k, as hees bench's summary
 CARDINALITY = [2, 4, 8, 16, 0]  # per group of D/5 coordinates; 0: continuous [-5, 5]
-CHUNK = 256  # points per pipe write, so that the pipe of values never fills
 ALGORITHM = "ipop-cmawm"
 
 
@@ -80,40 +81,12 @@ def domains(d):
 
 
 class Problem:
-    """One `hees eval` process for the points of one run."""
+    """One `hees eval` process for the points of one run, and f*."""
 
     def __init__(self, hees, spec, d):
-        self.cmd = [hees, "eval", "-f", spec, "-d", str(d)]
-        out = subprocess.run(self.cmd + ["-opt"], capture_output=True, text=True, check=True)
-        self.fstar = float(out.stdout.split("\n")[1])
-        self.proc = subprocess.Popen(self.cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     text=True, bufsize=1 << 20)
-
-    def values(self, xs):
-        out = []
-        for a in range(0, len(xs), CHUNK):
-            block = xs[a:a + CHUNK]
-            self.proc.stdin.write("".join(" ".join(repr(float(v)) for v in x) + "\n" for x in block))
-            self.proc.stdin.flush()
-            for _ in block:
-                line = self.proc.stdout.readline()
-                if not line:
-                    sys.exit("hees eval died")
-                out.append(float(line))
-        return out
-
-    def child_cpu(self):
-        """CPU seconds of the hees eval process (Linux /proc; 0 elsewhere)."""
-        try:
-            with open("/proc/%d/stat" % self.proc.pid) as fh:
-                fields = fh.read().rsplit(")", 1)[1].split()
-            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-        except OSError:
-            return 0.0
-
-    def close(self):
-        self.proc.stdin.close()
-        self.proc.wait()
+        cmd = [hees, "eval", "-f", spec, "-d", str(d)]
+        self.fstar = heeseval.optimum(cmd)
+        self.eval = heeseval.Evaluator(cmd)
 
 
 def run(args, function, d, instance):
@@ -147,7 +120,7 @@ def run(args, function, d, instance):
                 stop = "budget"
                 break
             pairs = [opt.ask() for _ in range(lam)]
-            fs = prob.values([p[0] for p in pairs])
+            fs = prob.eval.values([p[0] for p in pairs])
             for k, f in enumerate(fs):
                 delta = f - prob.fstar
                 best = min(best, delta)
@@ -164,17 +137,9 @@ def run(args, function, d, instance):
         if not stop:
             restarts += 1
             popsize = 2 * opt.population_size
-    cpu = time.process_time() - t0 + prob.child_cpu()
-    prob.close()
+    cpu = time.process_time() - t0 + prob.eval.cpu()
+    prob.eval.close()
     return [args.name, function, d, instance, seed, n, restarts] + hits + [repr(best), "%.2f" % cpu, stop]
-
-
-def int_list(s):
-    out = []
-    for part in s.split(","):
-        a, _, b = part.partition("-")
-        out += list(range(int(a), int(b or a) + 1))
-    return out
 
 
 def header():
@@ -201,9 +166,9 @@ def grid(args):
         w = csv.writer(fh, lineterminator="\n")
         if new:
             w.writerow(header())
-        for d in int_list(args.dims):
-            for f in int_list(args.functions):
-                for i in int_list(args.instances):
+        for d in heeseval.int_ranges(args.dims):
+            for f in heeseval.int_ranges(args.functions):
+                for i in heeseval.int_ranges(args.instances):
                     if (f, d, i) in done:
                         continue
                     w.writerow(run(args, f, d, i))

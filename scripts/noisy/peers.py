@@ -56,19 +56,20 @@ import argparse
 import math
 import os
 import shlex
-import subprocess
 import sys
 import time
 import warnings
 
 import numpy as np
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import heeseval  # noqa: E402  (scripts/heeseval.py)
+
 warnings.filterwarnings("ignore")  # pycma warns that matplotlib is missing
 
 PEERS = ["pycma-noise", "cmaes-lra", "pycma", "cmaes"]
 TARGETS = [10 ** (2 - k / 5) for k in range(51)]
 FINAL = 1e-8
-CHUNK = 256
 
 
 class Stop(Exception):
@@ -84,46 +85,13 @@ def budgets(d, budget):
     return out
 
 
-class Pipe:
-    """One long-lived hees eval process."""
-
-    def __init__(self, cmd):
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                                     bufsize=1 << 20)
-
-    def many(self, xs):
-        out = np.empty(len(xs))
-        for a in range(0, len(xs), CHUNK):
-            block = xs[a:a + CHUNK]
-            self.proc.stdin.write("".join(" ".join(map(repr, p)) + "\n" for p in block.tolist()))
-            self.proc.stdin.flush()
-            for k in range(len(block)):
-                line = self.proc.stdout.readline()
-                if not line:
-                    sys.exit("hees eval died")
-                out[a + k] = float(line)
-        return out
-
-    def cpu(self):
-        try:
-            with open("/proc/%d/stat" % self.proc.pid) as fh:
-                fields = fh.read().rsplit(")", 1)[1].split()
-            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-        except OSError:
-            return 0.0
-
-    def close(self):
-        self.proc.stdin.close()
-        self.proc.wait()
-
-
 class Run:
     """The evaluations of one run: noisy values for the optimizer, the
     noise-free record, the budget and the final target."""
 
     def __init__(self, hees, spec, d, fstar, budget):
         cmd = hees + ["eval", "-f", spec, "-d", str(d)]
-        self.noisy, self.clean = Pipe(cmd), Pipe(cmd + ["-noiseless"])
+        self.noisy, self.clean = heeseval.Evaluator(cmd), heeseval.Evaluator(cmd + ["-noiseless"])
         self.d, self.fstar, self.budget = d, fstar, budget
         self.n = 0
         self.hits = [-1] * len(TARGETS)
@@ -141,8 +109,8 @@ class Run:
     def many(self, xs):
         """The noisy values of a generation; raises Stop at the target."""
         xs = np.asarray(xs, dtype=float)
-        fs = self.noisy.many(xs)
-        self._record(self.clean.many(xs) - self.fstar)
+        fs = np.array(self.noisy.values(xs))
+        self._record(np.array(self.clean.values(xs)) - self.fstar)
         self.n += len(xs)
         if self.hits[-1] >= 0:
             raise Stop("target")
@@ -155,7 +123,7 @@ class Run:
 
     def generation_done(self, mean):
         """Records the recommendation (the mean) after a generation."""
-        self.last = float(self.clean.many(np.asarray(mean, dtype=float)[None, :])[0]) - self.fstar
+        self.last = self.clean.values([mean])[0] - self.fstar
         for j, b in enumerate(self.marks):
             if self.n <= b:
                 self.rec[j] = self.last
@@ -219,14 +187,6 @@ def run_cmaes(run, x0, sigma0, seed, lra):
         return s.why
 
 
-def parse_seeds(s):
-    out = []
-    for part in s.split(","):
-        a, _, b = part.partition("-")
-        out += list(range(int(a), int(b or a) + 1))
-    return out
-
-
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -243,13 +203,10 @@ def main():
     d = args.d
     budget = int(args.budget) if args.budget else 10000 * d
     hees = shlex.split(args.hees)
-    out = subprocess.run(hees + ["eval", "-f", args.spec, "-d", str(d), "-opt"], capture_output=True, text=True)
-    if out.returncode != 0:
-        sys.exit("hees eval -opt: %s" % out.stderr.strip())
-    fstar = float(out.stdout.split("\n")[1])
+    fstar = heeseval.optimum(hees + ["eval", "-f", args.spec, "-d", str(d)])
     if args.header:
         print("algo,problem,d,seed,evals,stop,hits,rec,cpu_s", flush=True)
-    for seed in parse_seeds(args.seeds):
+    for seed in heeseval.int_ranges(args.seeds):
         if args.spec.startswith("bbob"):
             x0 = np.random.default_rng(seed).uniform(-4, 4, d)
         else:

@@ -55,17 +55,18 @@ import argparse
 import math
 import os
 import re
-import subprocess
 import sys
 import time
 import warnings
 
 import numpy as np
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import heeseval  # noqa: E402  (scripts/heeseval.py)
+
 warnings.filterwarnings("ignore")  # pycma warns that matplotlib is missing
 
 PEERS = ["pycma", "pycma-diag", "pycma-noise", "cmaes", "cmaes-lra", "cmaes-sep", "cmawm"]
-CHUNK = 256  # points per pipe write, so the value pipe never fills
 
 
 class Budget(Exception):
@@ -95,50 +96,26 @@ class Problem:
         self.hspec = spec[5:]
         self.cmd = [hees, "eval", "-f", self.hspec, "-d", str(d)]
         self.bbob = self.hspec.startswith("bbob")
-        if fstar is None:
-            out = subprocess.run(self.cmd + ["-opt"], capture_output=True, text=True)
-            if out.returncode != 0:
-                sys.exit("hees eval -opt: %s (give -fstar)" % out.stderr.strip())
-            fstar = float(out.stdout.split("\n")[1])
-        self.fstar = fstar
+        self.fstar = heeseval.optimum(self.cmd, " (give -fstar)") if fstar is None else fstar
 
     def start(self):
         if hasattr(self, "cmd"):
-            self.proc = subprocess.Popen(self.cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                         text=True, bufsize=1 << 20)
+            self.proc = heeseval.Evaluator(self.cmd)
 
     def child_cpu(self):
-        """CPU seconds of the hees subprocess so far (Linux /proc)."""
-        if self.proc is None:
-            return 0.0
-        try:
-            with open("/proc/%d/stat" % self.proc.pid) as fh:
-                fields = fh.read().rsplit(")", 1)[1].split()
-            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-        except OSError:
-            return 0.0
+        """CPU seconds of the hees subprocess so far."""
+        return 0.0 if self.proc is None else self.proc.cpu()
 
     def stop(self):
         if self.proc is not None:
-            self.proc.stdin.close()
-            self.proc.wait()
+            self.proc.close()
             self.proc = None
 
     def many(self, xs):
         xs = np.asarray(xs, dtype=float)
         if self.proc is None:
             return (xs * xs) @ self.c
-        out = np.empty(len(xs))
-        for a in range(0, len(xs), CHUNK):
-            block = xs[a:a + CHUNK]
-            self.proc.stdin.write("".join(" ".join(map(repr, p)) + "\n" for p in block.tolist()))
-            self.proc.stdin.flush()
-            for k in range(len(block)):
-                line = self.proc.stdout.readline()
-                if not line:
-                    sys.exit("hees eval died (non-finite point?)")
-                out[a + k] = float(line)
-        return out
+        return np.array(self.proc.values(xs))
 
     def one(self, x):
         return float(self.many(np.asarray(x, dtype=float)[None, :])[0])
@@ -241,14 +218,6 @@ def run_cmaes(cnt, x0, sigma0, seed, kind, budget, bounds, steps):
             return "should_stop"
 
 
-def parse_seeds(s):
-    out = []
-    for part in s.split(","):
-        a, _, b = part.partition("-")
-        out += list(range(int(a), int(b or a) + 1))
-    return out
-
-
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0], usage=None,
                                 formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -277,7 +246,7 @@ def main():
     steps = np.full(d, steps[0]) if len(steps) == 1 else steps
     if args.header:
         print("peer,problem,d,seed,evals,best_f,total_evals,cpu_s,stop", flush=True)
-    for seed in parse_seeds(args.seeds):
+    for seed in heeseval.int_ranges(args.seeds):
         if args.x0 == "uniform" or (args.x0 == "auto" and prob.bbob):
             x0 = np.random.default_rng(seed).uniform(-4, 4, d)
         elif args.x0 == "auto":
