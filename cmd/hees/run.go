@@ -340,19 +340,35 @@ func (sf *strategyFlags) warmStart(path string, dim int) {
 	if err != nil || len(rows) == 0 {
 		return
 	}
-	best := rows[0].X
+	best, spread := logStart(rows, nil)
 	if sf.x0 == nil {
 		sf.x0 = best
 	}
+	if !sf.sigma0Given && spread > 0 {
+		sf.sigma0, sf.sigma0Given = spread, true
+	}
+}
+
+// logStart returns where a warm start from the best rows of a log begins:
+// the best point, and the spread of the other rows around it, the root
+// mean square of their distances to it per coordinate, coordinate i in
+// units of scale[i] (nil: 1); 0 when that is not finite.
+func logStart(rows []runlog.Row, scale []float64) (best []float64, spread float64) {
+	best = rows[0].X
 	var sum float64
 	for _, r := range rows[1:] {
 		for i, v := range r.X {
-			sum += (v - best[i]) * (v - best[i])
+			u := v - best[i]
+			if scale != nil {
+				u /= scale[i]
+			}
+			sum += u * u
 		}
 	}
-	if spread := math.Sqrt(sum / float64(max(len(rows)-1, 1)*dim)); !sf.sigma0Given && spread > 0 && !math.IsInf(spread, 0) {
-		sf.sigma0, sf.sigma0Given = spread, true
+	if spread = math.Sqrt(sum / float64(max(len(rows)-1, 1)*len(best))); math.IsInf(spread, 0) || math.IsNaN(spread) {
+		spread = 0
 	}
+	return best, spread
 }
 
 // readInject reads the known points of -inject FILE for strategy s (nil

@@ -94,25 +94,20 @@ func spaceWarmStart(cfg es.Config, path string, sp *space.Space, x0Given, sigma0
 	if err != nil || len(rows) == 0 {
 		return cfg // readSpaceInject reports it
 	}
-	best := rows[0].X
+	scale := make([]float64, d) // the widths, then over their geometric mean
+	logG := 0.0
+	for i := range d {
+		scale[i] = cfg.Bounds.Upper[i] - cfg.Bounds.Lower[i]
+		logG += math.Log(scale[i]) / float64(d)
+	}
+	for i := range scale {
+		scale[i] /= math.Exp(logG)
+	}
+	best, spread := logStart(rows, scale)
 	if !x0Given {
 		cfg.X0 = best
 	}
-	width := make([]float64, d)
-	logG := 0.0
-	for i := range d {
-		width[i] = cfg.Bounds.Upper[i] - cfg.Bounds.Lower[i]
-		logG += math.Log(width[i]) / float64(d)
-	}
-	g := math.Exp(logG)
-	var sum float64
-	for _, r := range rows[1:] {
-		for i, v := range r.X {
-			u := (v - best[i]) / (width[i] / g)
-			sum += u * u
-		}
-	}
-	if spread := math.Sqrt(sum / float64(max(len(rows)-1, 1)*d)); !sigma0Given && spread > 0 && !math.IsInf(spread, 0) {
+	if !sigma0Given && spread > 0 {
 		cfg.Sigma0 = spread
 	}
 	return cfg
