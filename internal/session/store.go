@@ -325,18 +325,13 @@ func (st Store) readJournal(rep *replica) error {
 	if err != nil {
 		return err
 	}
-	kept := false
-	defer func() {
-		if !kept {
-			f.Close()
-		}
-	}()
-	if info.Size() > statefile.MaxFileSize {
-		return fmt.Errorf("%s: %w: %d bytes", path, boundedfile.ErrTooLarge, info.Size())
-	}
 	if rep.local() {
 		rep.keep(f)
-		kept = true
+	} else {
+		defer f.Close()
+	}
+	if info.Size() > statefile.MaxFileSize {
+		return fmt.Errorf("%s: %w: %d bytes", path, boundedfile.ErrTooLarge, info.Size())
 	}
 	if rep.view != nil && os.SameFile(info, rep.info) && info.Size() >= rep.off && sameHead(f, rep.head) {
 		return st.readAppended(rep, f, info)
