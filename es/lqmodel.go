@@ -593,14 +593,8 @@ func (m *lqModel) read(r *stateReader) {
 		r.fail("model archive of %d points at %d (%d added) in a ring of %d", m.n, m.next, m.added, c)
 		return
 	}
-	row := make([]float64, 0, m.d)
 	for j := range m.n {
-		row = r.floats(row[:0])
-		if r.err == nil && len(row) != m.d {
-			r.fail("archived point of length %d, want %d", len(row), m.d)
-			return
-		}
-		copy(m.ax.RawRow(j), row)
+		r.fill(m.ax.RawRow(j), "archived point")
 		m.af[j] = r.float()
 		m.age[j] = r.int()
 	}
@@ -614,19 +608,9 @@ func (m *lqModel) read(r *stateReader) {
 		return
 	}
 	m.kind = k
-	coef := r.floats(nil)
-	if r.err == nil && len(coef) != lqTerms(k, m.d) {
-		r.fail("model of %d coefficients, want %d", len(coef), lqTerms(k, m.d))
-		return
-	}
-	copy(m.coef, coef)
+	r.fill(m.coef[:lqTerms(k, m.d)], "model coefficients")
 	m.tau = r.float()
-	mean := r.floats(nil)
-	if r.err == nil && len(mean) != m.d {
-		r.fail("model frame of length %d, want %d", len(mean), m.d)
-		return
-	}
-	copy(m.mean, mean)
+	r.fill(m.mean, "model frame")
 	m.sigma = r.float()
 	r.matrix(&m.inv)
 	r.matrix(&m.a)
@@ -637,10 +621,5 @@ func (m *lqModel) read(r *stateReader) {
 		}
 	}
 	m.hasOpt = r.bool()
-	opt := r.floats(nil)
-	if r.err == nil && len(opt) != m.d {
-		r.fail("model optimum of length %d, want %d", len(opt), m.d)
-		return
-	}
-	copy(m.opt, opt)
+	r.fill(m.opt, "model optimum")
 }

@@ -276,6 +276,21 @@ func (r *stateReader) floats(dst []float64) []float64 {
 	return dst
 }
 
+// fill reads a vector that must have len(dst) entries into dst; what
+// names it in the error of any other length.
+func (r *stateReader) fill(dst []float64, what string) {
+	n := r.length(8)
+	if r.err == nil && n != len(dst) {
+		r.fail("%s of length %d, want %d", what, n, len(dst))
+	}
+	if r.err != nil {
+		return
+	}
+	for i := range dst {
+		dst[i] = r.float()
+	}
+}
+
 // optFloats reads a vector written by stateWriter.optFloats: the vector,
 // nil when it was written nil or empty, and whether it was written not nil.
 func (r *stateReader) optFloats() (v []float64, has bool) {
