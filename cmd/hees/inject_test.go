@@ -302,10 +302,7 @@ func TestInitInjectLog(t *testing.T) {
 	args := []string{"-d", "3", "-seed", "3", "-max-evals", "150", "-target", "none", "-inject", first}
 	path := filepath.Join(dir, "plain.hees")
 	mustCLI(t, "", append([]string{"init", "-state", path}, args...)...)
-	w, stderr := startWorker(t, path, workerCommand(t, "sphere"))
-	if ended, err := waitBounded(w, 60*time.Second); !ended || err != nil {
-		t.Fatalf("worker: ended %v, %v, stderr:\n%s", ended, err, stderr.String())
-	}
+	workerToEnd(t, "worker", path, workerCommand(t, "sphere"))
 	compareWithRun(t, "a worker after init -inject LOG", path, "sphere", args)
 
 	setObjectiveEnv(t, "sphere", "HEES_TEST_WORDS=1")
@@ -316,14 +313,7 @@ func TestInitInjectLog(t *testing.T) {
 	want, _ := runJSON(t, append([]string{"-cmd", selfCommand(t)}, spaceArgs...)...)
 	state := filepath.Join(dir, "space.hees")
 	mustCLI(t, "", append([]string{"init", "-state", state}, spaceArgs...)...)
-	w, stderr = startWorker(t, state, workerCommand(t, "sphere", "HEES_TEST_WORDS=1"))
-	if ended, err := waitBounded(w, 60*time.Second); !ended || err != nil {
-		t.Fatalf("worker with a space: ended %v, %v, stderr:\n%s", ended, err, stderr.String())
-	}
-	got := status(t, state)
-	for _, k := range []string{"evals", "f_best", "x_best", "params", "stop_reason"} {
-		if fmt.Sprint(got[k]) != fmt.Sprint(want[k]) {
-			t.Errorf("with a space: a worker after init -inject LOG: %s %v, hees run %v", k, got[k], want[k])
-		}
-	}
+	who := "with a space: a worker after init -inject LOG"
+	workerToEnd(t, who, state, workerCommand(t, "sphere", "HEES_TEST_WORDS=1"))
+	sameAsRun(t, who, status(t, state), want, "evals", "f_best", "x_best", "params", "stop_reason")
 }

@@ -2,13 +2,11 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/hees-dev/hees/es"
 	"github.com/hees-dev/hees/internal/checkpoint"
@@ -133,16 +131,9 @@ func TestWorkerNoise(t *testing.T) {
 	want, _ := runJSON(t, append([]string{"-cmd", command, "-box", "3"}, args...)...)
 	state := filepath.Join(t.TempDir(), "run.hees")
 	mustCLI(t, "", append([]string{"init", "-state", state}, args...)...)
-	w, stderr := startWorker(t, state, command)
-	if ended, err := waitBounded(w, 60*time.Second); !ended || err != nil {
-		t.Fatalf("worker: ended %v, %v, stderr:\n%s", ended, err, stderr.String())
-	}
+	workerToEnd(t, "worker", state, command)
 	got := status(t, state)
-	for _, k := range []string{"evals", "f_best", "x_best", "recommendation", "stop_reason"} {
-		if fmt.Sprint(got[k]) != fmt.Sprint(want[k]) {
-			t.Errorf("%s: worker %v, hees run %v", k, got[k], want[k])
-		}
-	}
+	sameAsRun(t, "worker", got, want, "evals", "f_best", "x_best", "recommendation", "stop_reason")
 	if rec, ok := got["recommendation"].(map[string]any); !ok || rec["evals"].(float64) < 2 {
 		t.Errorf("recommendation %v", got["recommendation"])
 	}

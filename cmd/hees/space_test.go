@@ -376,12 +376,7 @@ func TestAskTellSpace(t *testing.T) {
 	}
 	runLog := filepath.Join(dir, "hees-run.log")
 	want, _ := runJSON(t, append([]string{"-f", "ellipsoid", "-space", spacePath, "-log", runLog, "-target", "none"}, args...)...)
-	got := status(t, state)
-	for _, k := range []string{"evals", "f_best", "x_best", "params", "stop_reason"} {
-		if fmt.Sprint(got[k]) != fmt.Sprint(want[k]) {
-			t.Errorf("%s: ask/tell %v, hees run %v", k, got[k], want[k])
-		}
-	}
+	sameAsRun(t, "ask/tell", status(t, state), want, "evals", "f_best", "x_best", "params", "stop_reason")
 	if g, w := logRows(readFile(t, log)), logRows(readFile(t, runLog)); g != w || !strings.HasPrefix(g, "evaluation,generation,row,status,f,lr,count,act,drop,w,batch\n") {
 		t.Errorf("the ask/tell log differs from hees run's:\n%.500s\nhees run:\n%.500s", g, w)
 	}
@@ -396,16 +391,9 @@ func TestAskTellSpace(t *testing.T) {
 	for _, format := range []string{"text", "json"} {
 		state := filepath.Join(dir, format+".hees")
 		mustCLI(t, "", append([]string{"init", "-state", state, "-space", spacePath}, args...)...)
-		w, stderr := startWorker(t, state, workerCommand(t, "sphere", "HEES_TEST_WORDS=1"), "-format", format)
-		if ended, err := waitBounded(w, 60*time.Second); !ended || err != nil {
-			t.Fatalf("worker -format %s: ended %v, %v, stderr:\n%s", format, ended, err, stderr.String())
-		}
-		got := status(t, state)
-		for _, k := range []string{"evals", "f_best", "x_best", "params", "stop_reason"} {
-			if fmt.Sprint(got[k]) != fmt.Sprint(want[k]) {
-				t.Errorf("worker -format %s: %s %v, hees run %v", format, k, got[k], want[k])
-			}
-		}
+		who := "worker -format " + format
+		workerToEnd(t, who, state, workerCommand(t, "sphere", "HEES_TEST_WORDS=1"), "-format", format)
+		sameAsRun(t, who, status(t, state), want, "evals", "f_best", "x_best", "params", "stop_reason")
 	}
 
 	for _, c := range []struct {

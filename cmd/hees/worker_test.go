@@ -55,6 +55,27 @@ func compareWithRun(t *testing.T, who, path, spec string, args []string) map[str
 	return want
 }
 
+// workerToEnd runs a hees worker on the state file at path until it ends,
+// for at most 60 s, and fails the test unless it ends without an error.
+func workerToEnd(t *testing.T, who, path, command string, args ...string) {
+	t.Helper()
+	w, stderr := startWorker(t, path, command, args...)
+	if ended, err := waitBounded(w, 60*time.Second); !ended || err != nil {
+		t.Fatalf("%s: ended %v, %v, stderr:\n%s", who, ended, err, stderr.String())
+	}
+}
+
+// sameAsRun reports each of keys whose value in got (hees status -json)
+// differs from want's (hees run -json).
+func sameAsRun(t *testing.T, who string, got, want map[string]any, keys ...string) {
+	t.Helper()
+	for _, k := range keys {
+		if fmt.Sprint(got[k]) != fmt.Sprint(want[k]) {
+			t.Errorf("%s: %s %v, hees run %v", who, k, got[k], want[k])
+		}
+	}
+}
+
 // TestWorkerPoolMatchesRun starts 4 hees worker processes at once on a
 // run, SIGKILLs one of them while it evaluates and starts another in its
 // place: the run ends bit-identical to hees run with the same settings
