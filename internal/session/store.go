@@ -87,9 +87,10 @@ type replica struct {
 	// it is still the journal, and a look that finds nothing new costs one
 	// stat instead of an open, two reads and a close.
 	open  *os.File
-	off   int64 // the bytes of the journal replayed: its header and valid records
-	torn  bool  // bytes after off that are not a valid record
-	dirty bool  // the journal must be flushed to disk (written since the last flush)
+	buf   []byte // the records read last, reused for the next
+	off   int64  // the bytes of the journal replayed: its header and valid records
+	torn  bool   // bytes after off that are not a valid record
+	dirty bool   // the journal must be flushed to disk (written since the last flush)
 
 	// sess is the session of the snapshot this process wrote or read last
 	// (epoch sessEpoch, sessSize bytes, checksum sessCRC), kept for its
@@ -362,7 +363,8 @@ func (st Store) readAppended(rep *replica, f *os.File, info os.FileInfo) error {
 		rep.torn = false
 		return nil
 	}
-	data := make([]byte, info.Size()-rep.off)
+	rep.buf = slices.Grow(rep.buf[:0], int(info.Size()-rep.off))[:info.Size()-rep.off]
+	data := rep.buf // replay keeps nothing of it
 	n, err := f.ReadAt(data, rep.off)
 	if err != nil && !errors.Is(err, io.EOF) {
 		return err
