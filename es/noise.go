@@ -22,8 +22,9 @@ import (
 //	         generation's values (Hansen et al. 2009, as pycma's
 //	         NoiseHandler), smoothed into s; the mean is told the median
 //	         of all its 2k values
-//	respond  s > 0: sigma *= alpha = 1 + 2/(d + 10) and k grows by alpha
-//	         up to MaxEvals; s <= 0: k shrinks by alpha^(-1/4) down to 1
+//	respond  s > 0: sigma *= alpha = 1 + 2/(d + 10) while sigma is at
+//	         most the run's sigma0, else k grows by alpha up to
+//	         MaxEvals; s <= 0: k shrinks by alpha^(-1/4) down to 1
 //	damp     hees and hees2: eta_A is multiplied by rho = max(0,
 //	         1 - 2/R^2), R the ratio of the smoothed median |f(x^+) +
 //	         f(x^-) - 2 f(m)| to the 75th percentile of the differences
@@ -40,12 +41,17 @@ import (
 // defaults.
 type NoiseConfig struct {
 	// MaxEvals is the largest number of evaluations of one point, whose
-	// median the strategy is told: while the handler detects noise it
-	// raises the number by the factor alpha per generation up to MaxEvals,
-	// and lowers it by alpha^(-1/4) down to 1 otherwise. 0 means 1, the
-	// default of pycma's fmin: only sigma responds.
+	// median the strategy is told: while the handler detects noise and
+	// sigma is above the run's sigma0 (Config.Sigma0), it raises the
+	// number by the factor alpha per generation up to MaxEvals, and it
+	// lowers it by alpha^(-1/4) down to 1 otherwise. 0 means
+	// DefaultNoiseEvals; 1 leaves sigma as the only response.
 	MaxEvals int
 }
+
+// DefaultNoiseEvals is the default NoiseConfig.MaxEvals
+// (docs/ALGORITHMS.md Section 20 item 2 measured it).
+const DefaultNoiseEvals = 30
 
 // MaxNoiseEvals bounds NoiseConfig.MaxEvals: a generation asks at most
 // that many copies of each point.
@@ -76,7 +82,7 @@ type Recommender interface {
 // NoiseHandler is uncertainty handling around a population strategy: a
 // Strategy that evaluates the strategy's mean twice in every generation,
 // measures the noise by the change of its rank, and responds by raising
-// sigma (and, with NoiseConfig.MaxEvals > 1, the evaluations per point),
+// sigma up to the run's sigma0 and the evaluations per point beyond it,
 // damping the HE-ES's update of A while its curvature estimates are below
 // the noise and ignoring the stop criteria that noise defeats; it
 // recommends the mean with its estimated value (Recommend). The listing is
@@ -157,7 +163,7 @@ func NewNoiseHandler(s Strategy, cfg NoiseConfig) (*NoiseHandler, error) {
 		return nil, fmt.Errorf("es: NewNoiseHandler: MaxEvals = %d: must be in [0, %d]", cfg.MaxEvals, MaxNoiseEvals)
 	}
 	if cfg.MaxEvals == 0 {
-		cfg.MaxEvals = 1
+		cfg.MaxEvals = DefaultNoiseEvals
 	}
 	if innermost(s).(interface{ coreOf() *core }).coreOf().pending {
 		return nil, errors.New("es: NewNoiseHandler: the strategy has a generation pending (wrap it before Ask or after Tell)")
@@ -646,18 +652,20 @@ func smooth(avg, v float64) float64 {
 }
 
 // respond applies the responses after the strategy's generation: sigma
-// and k by s, and the stop criteria that noise defeats ignored. A restart
-// of IPOP or BIPOP during the generation starts the new run with its own
-// sigma.
+// up to the run's sigma0 and k beyond it by s, and the stop criteria that
+// noise defeats ignored. A restart of IPOP or BIPOP during the generation
+// starts the new run with its own sigma.
 func (h *NoiseHandler) respond(before Strategy) {
 	now := innermost(h.inner)
 	c := now.(interface{ coreOf() *core }).coreOf()
 	alpha := 1 + 2/float64(h.dim+10)
 	if h.noiseS > 0 {
-		if now == before {
+		switch {
+		case c.sigma > c.cfg.Sigma0:
+			h.evalsPer = min(float64(h.evalsPer*alpha), float64(h.maxEvals))
+		case now == before:
 			c.sigma *= alpha
 		}
-		h.evalsPer = min(float64(h.evalsPer*alpha), float64(h.maxEvals))
 	} else {
 		h.evalsPer = max(float64(h.evalsPer*math.Pow(alpha, -0.25)), 1)
 	}

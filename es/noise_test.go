@@ -247,7 +247,9 @@ func noiseTrajectory(t *testing.T, h Strategy, prob noisyProblem, gens, resumeAt
 // when the rows are evaluated in reverse order, for hees, hees2, cmaes and
 // IPOP around hees2, with k up to 3.
 func TestNoiseHandlerResume(t *testing.T) {
-	prob := newNoisy(t, "bbob-noisy/f107/i1", 4)
+	// An additive noise that dominates from the start: sigma is raised to
+	// sigma0 and k beyond it.
+	prob := newNoisy(t, "sphere:noise=add,sigma=100", 4)
 	const gens = 60
 	for _, tc := range []struct {
 		name string
@@ -434,5 +436,63 @@ func TestNoiseHandlerInject(t *testing.T) {
 	}
 	if res.Reason == ReasonTarget && !(res.Recommendation.F <= target) {
 		t.Errorf("stopped at the target with the recommendation at %v", res.Recommendation.F)
+	}
+}
+
+// TestNoiseHandlerSigmaUpToSigma0 checks the response of
+// docs/ALGORITHMS.md Section 20 item 2: while the noise dominates, sigma
+// is multiplied by alpha as long as it is at most the run's sigma0, and
+// above sigma0 the evaluations per point grow by alpha instead (sigma
+// grown by alpha each generation let the mean wander off on noise that
+// grows as f falls); without noise k shrinks. On an objective whose noise
+// dominates everywhere k reaches MaxEvals.
+func TestNoiseHandlerSigmaUpToSigma0(t *testing.T) {
+	for _, name := range []string{HEES, HEES2, CMAES} {
+		h := newHandled(t, name, Config{Dim: 4, Seed: 3, Sigma0: 0.5}, false, NoiseConfig{})
+		c := innermost(h.inner).(interface{ coreOf() *core }).coreOf()
+		alpha := 1 + 2/float64(4+10)
+		h.noiseS = 1
+		for _, sigma := range []float64{0.25, 0.5, 0.75} {
+			c.sigma, h.evalsPer = sigma, 2
+			h.respond(innermost(h.inner))
+			wantSigma, wantK := sigma*alpha, 2.0
+			if sigma > 0.5 {
+				wantSigma, wantK = sigma, 2*alpha
+			}
+			if c.sigma != wantSigma || h.evalsPer != wantK {
+				t.Errorf("%s, s > 0, sigma %g (sigma0 0.5): sigma %g, k %g; want %g, %g", name, sigma, c.sigma, h.evalsPer, wantSigma, wantK)
+			}
+		}
+		h.noiseS = -1
+		c.sigma, h.evalsPer = 0.75, 2
+		h.respond(innermost(h.inner))
+		if c.sigma != 0.75 || h.evalsPer != 2*math.Pow(alpha, -0.25) {
+			t.Errorf("%s, s < 0: sigma %g, k %g; want 0.75, %g", name, c.sigma, h.evalsPer, 2*math.Pow(alpha, -0.25))
+		}
+	}
+
+	prob := newNoisy(t, "sphere:noise=add,sigma=1e6", 4)
+	for _, name := range []string{HEES2, CMAES} {
+		h := newHandled(t, name, Config{Dim: 4, Seed: 3}, false, NoiseConfig{})
+		var pop linalg.Dense
+		var f []float64
+		maxK := 0
+		for range 300 {
+			if err := h.Ask(&pop); err != nil {
+				t.Fatal(err)
+			}
+			rows, _ := pop.Dims()
+			f = f[:0]
+			for i := range rows {
+				f = append(f, prob.EvalKeyed(pop.RawRow(i), uint64(h.Evals()+i)))
+			}
+			if err := h.Tell(f); err != nil {
+				t.Fatal(err)
+			}
+			maxK = max(maxK, h.EvalsPerPoint())
+		}
+		if maxK != DefaultNoiseEvals {
+			t.Errorf("%s on noise alone: at most %d evaluations per point, want %d", name, maxK, DefaultNoiseEvals)
+		}
 	}
 }

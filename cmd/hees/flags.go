@@ -401,8 +401,8 @@ func (sf *strategyFlags) strategy(cfg es.Config) (es.Strategy, error) {
 
 // registerNoise defines -noise and -noise-evals on fs.
 func (sf *strategyFlags) registerNoise(fs *flag.FlagSet) {
-	fs.BoolVar(&sf.noise, "noise", false, "uncertainty handling for a noisy objective ("+strategiesWith(func(i es.Info) bool { return i.Noise }, "and")+"): measure the noise, raise sigma while it dominates, report the recommended point (the mean) apart from the best value")
-	fs.IntVar(&sf.noiseEvals, "noise-evals", 1, "with -noise, evaluate each point up to `N` times while noise dominates (the strategy is told the median)")
+	fs.BoolVar(&sf.noise, "noise", false, "uncertainty handling for a noisy objective ("+strategiesWith(func(i es.Info) bool { return i.Noise }, "and")+"): measure the noise, raise sigma (up to -sigma0) or the evaluations per point while it dominates, report the recommended point (the mean) apart from the best value")
+	fs.IntVar(&sf.noiseEvals, "noise-evals", es.DefaultNoiseEvals, "with -noise, evaluate each point up to `N` times while noise dominates and sigma is above -sigma0 (the strategy is told the median; 1: raise sigma only)")
 }
 
 // checkNoise reports -noise-evals without -noise or out of range, and

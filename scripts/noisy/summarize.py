@@ -2,7 +2,7 @@
 """Tables of the noisy comparison from the CSV lines of
 scripts/noisy/peers.py and `go test ./es -run TestNoisyGrid -noisygrid`.
 
-    python3 scripts/noisy/summarize.py [-ref A,B] [-algos X,Y,...] [-per-function] FILE...
+    python3 scripts/noisy/summarize.py [-ref A,B] [-algos X,Y,...] [-instances I-J] [-per-function] FILE...
 
 Standard library only. A run that appears twice must have the same line
 (the runs are deterministic); it counts once. Groups are (problem, d),
@@ -84,9 +84,15 @@ def main():
     p.add_argument("-ref", default="pycma-noise,cmaes-lra")
     p.add_argument("-algos", default="")
     p.add_argument("-per-function", action="store_true")
+    p.add_argument("-instances", default="",
+                   help="only these bbob-noisy instances (the seeds of a classic spec), as 6-15")
     p.add_argument("files", nargs="+")
     args = p.parse_args()
     runs = load(args.files)
+    if args.instances:
+        lo, _, hi = args.instances.partition("-")
+        keep = range(int(lo), int(hi or lo) + 1)
+        runs = {k: v for k, v in runs.items() if k[3] in keep}
     cells = defaultdict(list)  # (algo, group, d) -> runs
     for (algo, problem, d, seed), v in sorted(runs.items()):
         cells[(algo, group_of(problem), d)].append(v)
