@@ -79,12 +79,17 @@ func lmheesMeasured(pairs int) int {
 // The constants of lmhees that have no Config field (docs/ALGORITHMS.md
 // Section 21.1).
 const (
-	// lmheesDiagRate is c_D, the largest fraction of the least-squares
-	// fit of the diagonal to a generation's curvatures that is applied.
-	lmheesDiagRate = 0.8
+	// lmheesDiagRate is c_D, the multiple of the least-squares fit of the
+	// diagonal to a generation's curvatures that is applied when the
+	// generations agree on it (rho = 1).
+	lmheesDiagRate = 1.2
 	// lmheesDiagPath is the cumulation constant of the diagonal's
 	// consistency path p_D.
 	lmheesDiagPath = 0.05
+	// lmheesDiagSignal is how many times its expected length d under
+	// coordinate-free curvatures |p_D|^2 must exceed for the diagonal to
+	// move: rho = max(0, 1 - lmheesDiagSignal d/|p_D|^2).
+	lmheesDiagSignal = 2
 	// lmheesSlotTol is the fraction of a path's length that must remain
 	// after it is orthogonalised against the slower paths for it to give a
 	// learned direction.
@@ -602,8 +607,11 @@ func (l *lmhees) adapt(fm float64, fpm []float64) {
 // applies a share of it, rho the share of its signal that the generations
 // agree on, from the path p_D of the fits normalised to unit variance
 // under curvatures that do not depend on the coordinates: rho = max(0, 1 -
-// d/|p_D|^2). The change has sum_i e_i = 0, so it keeps det A. It uses
-// the random rows of the first block (orthogonal to each other).
+// 2 d/|p_D|^2), 0 unless |p_D|^2 is twice its expectation d without a
+// signal (with 1 - d/|p_D|^2, half the generations moved D on noise, and
+// on rotated functions D then worked against the learned directions). The
+// change has sum_i e_i = 0, so it keeps det A. It uses the random rows of
+// the first block (orthogonal to each other).
 func (l *lmhees) adaptDiag() {
 	d := l.cfg.Dim
 	nd := float64(d)
@@ -650,7 +658,7 @@ func (l *lmhees) adaptDiag() {
 		l.pd[i] = p
 		p2 += float64(p * p)
 	}
-	l.rho = max(0, 1-nd/p2)
+	l.rho = max(0, 1-lmheesDiagSignal*nd/p2)
 	rate := float64(lmheesDiagRate * l.rho)
 	if rate == 0 {
 		return
