@@ -86,10 +86,11 @@ const (
 	// lmheesDiagPath is the cumulation constant of the diagonal's
 	// consistency path p_D.
 	lmheesDiagPath = 0.05
-	// lmheesDiagSignal is how many times its expected length d under
-	// coordinate-free curvatures |p_D|^2 must exceed for the diagonal to
-	// move: rho = max(0, 1 - lmheesDiagSignal d/|p_D|^2).
-	lmheesDiagSignal = 2
+	// lmheesDiagSignal is by how many of its standard deviations sqrt(2 d)
+	// |p_D|^2 must exceed its expectation d under coordinate-free
+	// curvatures for the diagonal to move: rho = max(0, 1 - (d +
+	// lmheesDiagSignal sqrt(2 d))/|p_D|^2).
+	lmheesDiagSignal = 4
 	// lmheesSlotTol is the fraction of a path's length that must remain
 	// after it is orthogonalised against the slower paths for it to give a
 	// learned direction.
@@ -607,10 +608,10 @@ func (l *lmhees) adapt(fm float64, fpm []float64) {
 // applies a share of it, rho the share of its signal that the generations
 // agree on, from the path p_D of the fits normalised to unit variance
 // under curvatures that do not depend on the coordinates: rho = max(0, 1 -
-// 2 d/|p_D|^2), 0 unless |p_D|^2 is twice its expectation d without a
-// signal (with 1 - d/|p_D|^2, half the generations moved D on noise, and
-// on rotated functions D then worked against the learned directions). The
-// change has sum_i e_i = 0, so it keeps det A. It uses the random rows of
+// (d + 4 sqrt(2 d))/|p_D|^2), 0 unless |p_D|^2 exceeds its expectation d
+// without a signal by 4 standard deviations (with 1 - d/|p_D|^2, half the
+// generations moved D on noise, and on rotated functions D then worked
+// against the learned directions). The change has sum_i e_i = 0, so it keeps det A. It uses the random rows of
 // the first block (orthogonal to each other).
 func (l *lmhees) adaptDiag() {
 	d := l.cfg.Dim
@@ -658,7 +659,7 @@ func (l *lmhees) adaptDiag() {
 		l.pd[i] = p
 		p2 += float64(p * p)
 	}
-	l.rho = max(0, 1-lmheesDiagSignal*nd/p2)
+	l.rho = max(0, 1-(nd+lmheesDiagSignal*math.Sqrt(2*nd))/p2)
 	rate := float64(lmheesDiagRate * l.rho)
 	if rate == 0 {
 		return
