@@ -611,8 +611,9 @@ func (l *lmhees) adapt(fm float64, fpm []float64) {
 // (d + 4 sqrt(2 d))/|p_D|^2), 0 unless |p_D|^2 exceeds its expectation d
 // without a signal by 4 standard deviations (with 1 - d/|p_D|^2, half the
 // generations moved D on noise, and on rotated functions D then worked
-// against the learned directions). The change has sum_i e_i = 0, so it keeps det A. It uses the random rows of
-// the first block (orthogonal to each other).
+// against the learned directions). The change has sum_i e_i = 0, so it
+// keeps det A. It uses the random rows of the first block (orthogonal to
+// each other).
 func (l *lmhees) adaptDiag() {
 	d := l.cfg.Dim
 	nd := float64(d)
