@@ -299,6 +299,16 @@ func (b *Bounds) drawX0(x0 []float64, key rng.Key, box float64) {
 	}
 }
 
+// DefaultStds returns the per-coordinate scales a Config with these
+// bounds in dimension d gets when it sets no Stds (Config.Bounds): w_i/g
+// for a coordinate bounded on both sides, w_i its width and g the
+// geometric mean of those widths, 1 for the others; nil when they would
+// all be 1.
+func (b *Bounds) DefaultStds(d int) []float64 {
+	_, stds := b.defaultScale(d)
+	return stds
+}
+
 // defaultScale returns the default sigma0 and per-coordinate scales for a
 // run in the box b of dimension d, for a configuration that sets neither
 // (docs/ALGORITHMS.md Section 14): with w_i the widths of the coordinates

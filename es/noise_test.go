@@ -474,21 +474,15 @@ func TestNoiseHandlerSigmaUpToSigma0(t *testing.T) {
 	prob := newNoisy(t, "sphere:noise=add,sigma=1e6", 4)
 	for _, name := range []string{HEES2, CMAES} {
 		h := newHandled(t, name, Config{Dim: 4, Seed: 3}, false, NoiseConfig{})
+		key := uint64(0) // the evaluations so far
+		f := func(x []float64) float64 {
+			key++
+			return prob.EvalKeyed(x, key-1)
+		}
 		var pop linalg.Dense
-		var f []float64
 		maxK := 0
 		for range 300 {
-			if err := h.Ask(&pop); err != nil {
-				t.Fatal(err)
-			}
-			rows, _ := pop.Dims()
-			f = f[:0]
-			for i := range rows {
-				f = append(f, prob.EvalKeyed(pop.RawRow(i), uint64(h.Evals()+i)))
-			}
-			if err := h.Tell(f); err != nil {
-				t.Fatal(err)
-			}
+			askTellGeneration(t, h, f, &pop)
 			maxK = max(maxK, h.EvalsPerPoint())
 		}
 		if maxK != DefaultNoiseEvals {

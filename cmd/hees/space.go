@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/hees-dev/hees/es"
@@ -94,16 +93,7 @@ func spaceWarmStart(cfg es.Config, path string, sp *space.Space, x0Given, sigma0
 	if err != nil || len(rows) == 0 {
 		return cfg // readSpaceInject reports it
 	}
-	scale := make([]float64, d) // the widths, then over their geometric mean
-	logG := 0.0
-	for i := range d {
-		scale[i] = cfg.Bounds.Upper[i] - cfg.Bounds.Lower[i]
-		logG += math.Log(scale[i]) / float64(d)
-	}
-	for i := range scale {
-		scale[i] /= math.Exp(logG)
-	}
-	best, spread := logStart(rows, scale)
+	best, spread := logStart(rows, cfg.Bounds.DefaultStds(d))
 	if !x0Given {
 		cfg.X0 = best
 	}

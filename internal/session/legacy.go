@@ -67,7 +67,7 @@ func parseV2(payload []byte) (*Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("bad ask/tell state (version 2): %v", err)
 	}
-	ss.View = &View{Header: h, b: b, x: ss.View.x, older: ss.File.Past}
+	ss.setView(&View{Header: h, b: b, x: ss.View.x})
 	return ss, nil
 }
 

@@ -338,8 +338,14 @@ func snapCRC(snap []byte) uint32 {
 // and the worker slots carried over.
 func (ss *Session) newBatch(slots map[int]Lease) {
 	ss.File.Slots = slots
-	ss.View = newView(ss.header(nil))
-	ss.View.older = ss.File.Past
+	ss.setView(newView(ss.header(nil)))
+}
+
+// setView makes v the session's view, with the session's past batches as
+// the older ones its checks may need (View.older).
+func (ss *Session) setView(v *View) {
+	v.older = ss.File.Past
+	ss.View = v
 }
 
 // Snapshot returns the bytes of the snapshot file of the session, and the

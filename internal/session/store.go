@@ -199,8 +199,7 @@ func (st Store) LoadSession() (*Session, error) {
 		// A fold between the two reads: the snapshot is newer.
 		return ss, nil
 	}
-	ss.View = v.clone()
-	ss.View.older = ss.File.Past
+	ss.setView(v.clone())
 	return ss, nil
 }
 

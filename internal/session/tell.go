@@ -266,9 +266,10 @@ func (v *View) past(id ID) (Past, bool) {
 func (v *View) needsOlder(lines []Line) bool {
 	for _, l := range lines {
 		id := l.id
-		current := id.Gen == v.Header.Gen && id.Injected == v.Injecting()
+		// Before the current batch: an earlier generation, or the known
+		// points before a generation whose own candidates are current.
 		before := id.Gen < v.Header.Gen || id.Gen == v.Header.Gen && id.Injected && !v.Injecting()
-		if _, ok := v.past(id); id.Run == v.RunID && !current && before && !ok {
+		if _, ok := v.past(id); id.Run == v.RunID && before && !ok {
 			return true
 		}
 	}

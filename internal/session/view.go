@@ -123,8 +123,9 @@ type View struct {
 	b   *batch
 	x   [][]float64 // the candidates, decoded from Header.X
 	seq int64       // the records replayed
-	// older is the snapshot's past batches, read under the lock when a
-	// tell names a batch that Past does not hold (writer.check); nil
+	// older is the snapshot's past batches: a session's own
+	// (Session.setView), or, for a store's view, read under the lock when
+	// a tell names a batch that Past does not hold (writer.check); nil
 	// until then.
 	older []Past
 }
