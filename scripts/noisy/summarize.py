@@ -4,7 +4,7 @@ scripts/noisy/peers.py and `go test ./es -run TestNoisyGrid -noisygrid`.
 
     python3 scripts/noisy/summarize.py [-ref A,B] [-algos X,Y,...] [-instances I-J] [-per-function] FILE...
 
-Standard library only. A run that appears twice must have the same line
+Standard library only (and scripts/heeseval.py). A run that appears twice must have the same line
 (the runs are deterministic); it counts once. Groups are (problem, d),
 where a bbob-noisy problem's instances make one group, bbob-noisy/f101,
 and a classic spec's seeds another.
@@ -33,8 +33,12 @@ Tables:
 import argparse
 import csv
 import math
+import os
 import sys
 from collections import defaultdict
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import heeseval  # noqa: E402  (scripts/heeseval.py)
 
 TARGETS = [10 ** (2 - k / 5) for k in range(51)]
 SHOW = [(1e1, 5), (1e-1, 15), (1e-3, 25), (1e-5, 35), (1e-8, 50)]
@@ -85,14 +89,18 @@ def main():
     p.add_argument("-algos", default="")
     p.add_argument("-per-function", action="store_true")
     p.add_argument("-instances", default="",
-                   help="only these bbob-noisy instances (the seeds of a classic spec), as 6-15")
+                   help="only these bbob-noisy instances (the seeds of a classic spec), as 6-15 or 1,4,7-9")
     p.add_argument("files", nargs="+")
     args = p.parse_args()
     runs = load(args.files)
     if args.instances:
-        lo, _, hi = args.instances.partition("-")
-        keep = range(int(lo), int(hi or lo) + 1)
+        try:
+            keep = set(heeseval.int_ranges(args.instances))
+        except ValueError:
+            p.error("-instances %r: want ranges of integers, as 6-15 or 1,4,7-9" % args.instances)
         runs = {k: v for k, v in runs.items() if k[3] in keep}
+        if not runs:
+            p.error("-instances %s: no run of these instances in the files" % args.instances)
     cells = defaultdict(list)  # (algo, group, d) -> runs
     for (algo, problem, d, seed), v in sorted(runs.items()):
         cells[(algo, group_of(problem), d)].append(v)
