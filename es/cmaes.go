@@ -3,7 +3,6 @@ package es
 import (
 	"fmt"
 	"math"
-	"slices"
 
 	"github.com/hees-dev/hees/internal/xmath"
 	"github.com/hees-dev/hees/linalg"
@@ -98,11 +97,6 @@ type cmaesParams struct {
 	// histLen is the length floor(10 + 30 n/lambda) of the history of best
 	// values of tolfun and tolfunhist (pycma).
 	histLen int
-	// stagIters is pycma's tolstagnation, floor(100 + 100 n^1.5/lambda)
-	// generations, and stagMinGen = n (5 + 100/lambda) the generation count
-	// the criterion waits for.
-	stagIters  int
-	stagMinGen float64
 }
 
 // newCMAESParams derives the CMA-ES constants for dimension d and
@@ -138,8 +132,6 @@ func newCMAESParams(d, lambda int) cmaesParams {
 	p.chi = pycmaChiN(d)
 	p.lazyGap = float64(float64(lambda)*0.1) / float64(float64(p.c1+p.cmu)*n)
 	p.histLen = int(10 + 30*n/float64(lambda))
-	p.stagIters = int(100 + 100*float64(n*math.Sqrt(n))/float64(lambda))
-	p.stagMinGen = float64(n * (5 + 100/float64(lambda)))
 	return p
 }
 
@@ -181,14 +173,8 @@ type cmaes struct {
 	rank     linalg.Dense
 	rankCoef []float64
 
-	funHist    history // best value of each generation (tolfun, tolfunhist)
-	stagBest   history // best value of every fifth generation (tolstagnation)
-	stagMedian history // median value of every fifth generation
-	// stagnant says whether the last records met tolstagnation's median
-	// conditions; the criterion fires once the generation count is large
-	// enough as well.
-	stagnant bool
-	scratch  []float64 // for medians
+	funHist history    // best value of each generation (tolfun, tolfunhist)
+	stag    stagnation // tolstagnation's records
 }
 
 // setup initialises a CMA-ES from a resolved configuration: m = X0,
@@ -234,10 +220,7 @@ func (c *cmaes) setup(cfg Config) {
 	c.rankCoef = make([]float64, lambda+1)
 	c.rankCoef[0] = c.p.c1
 	c.funHist = history{buf: make([]float64, c.p.histLen)}
-	c.stagBest = history{buf: make([]float64, stagnationRecords)}
-	c.stagMedian = history{buf: make([]float64, stagnationRecords)}
-	c.stagnant = false
-	c.scratch = make([]float64, max(lambda, stagnationRecords/2))
+	c.stag.setup(d, lambda)
 }
 
 // PopulationSize is the population size lambda.
@@ -406,63 +389,11 @@ func (c *cmaes) correctMargin() {
 	g.correct(c.mean)
 }
 
-// record appends the generation's best value to the tolfun history and,
-// every fifth generation, its best and median values to the tolstagnation
-// records (pycma), then re-evaluates the median conditions of
-// tolstagnation.
+// record appends the generation's best value to the tolfun history and
+// records the generation for tolstagnation.
 func (c *cmaes) record(f []float64) {
 	c.funHist.push(f[c.order[0]])
-	if c.gen%stagnationEvery != 0 {
-		return
-	}
-	c.stagBest.push(f[c.order[0]])
-	c.stagMedian.push(c.generationMedian(f))
-	c.stagnant = c.medianStagnation()
-}
-
-// generationMedian is the median of f, with NaN counted as +Inf.
-func (c *cmaes) generationMedian(f []float64) float64 {
-	s := c.scratch[:len(f)]
-	for i, v := range f {
-		if worstValue(v) {
-			v = math.Inf(1)
-		}
-		s[i] = v
-	}
-	return sortedMedian(s)
-}
-
-// sortedMedian sorts s and returns its median.
-func sortedMedian(s []float64) float64 {
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
-}
-
-// medianStagnation is pycma's tolstagnation test on the records: with
-// n records (more than 100) and l = floor(max(tolstagnation/10, n/10)),
-// 2 l < n, the median of the newest l medians is no better than that of
-// the l before them, and the same holds for the best values.
-func (c *cmaes) medianStagnation() bool {
-	n := c.stagBest.size()
-	l := int(max(float64(c.p.stagIters)/10, float64(n)/10))
-	if n <= 100 || 2*l >= n {
-		return false
-	}
-	return c.windowMedian(&c.stagMedian, 0, l) >= c.windowMedian(&c.stagMedian, l, l) &&
-		c.windowMedian(&c.stagBest, 0, l) >= c.windowMedian(&c.stagBest, l, l)
-}
-
-// windowMedian is the median of the l values of h from the from-th newest on.
-func (c *cmaes) windowMedian(h *history, from, l int) float64 {
-	s := c.scratch[:l]
-	for k := range s {
-		s[k] = h.at(from + k)
-	}
-	return sortedMedian(s)
+	c.stag.record(c.gen, f[c.order[0]], f)
 }
 
 // decompose computes C = B D^2 B^T (eigenvalues ascending) and A = B D. It
@@ -530,7 +461,7 @@ func (c *cmaes) checkStop(f []float64, decomposed bool) Reason {
 		return ReasonNoEffectAxis
 	case c.noEffectCoord():
 		return ReasonNoEffectCoord
-	case c.stagnant && float64(c.gen) > c.p.stagMinGen:
+	case c.stag.fires(c.gen):
 		return ReasonStagnation
 	}
 	return ""
@@ -587,9 +518,7 @@ func (c *cmaes) MarshalBinary() ([]byte, error) {
 	w.floats(c.pc)
 	w.float(c.psVar)
 	c.funHist.write(w)
-	c.stagBest.write(w)
-	c.stagMedian.write(w)
-	w.bool(c.stagnant)
+	c.stag.write(w)
 	if c.disc != nil {
 		c.disc.writeState(w) // version 4
 	}
@@ -628,9 +557,7 @@ func (c *cmaes) UnmarshalBinary(data []byte) error {
 	fresh.pc = r.floats(fresh.pc)
 	fresh.psVar = r.float()
 	fresh.funHist.read(r)
-	fresh.stagBest.read(r)
-	fresh.stagMedian.read(r)
-	fresh.stagnant = r.bool()
+	fresh.stag.read(r)
 	if fresh.disc != nil {
 		fresh.disc.readState(r)
 	}
@@ -646,8 +573,6 @@ func (c *cmaes) UnmarshalBinary(data []byte) error {
 				len(fresh.eigenvalues), len(fresh.ps), len(fresh.pc), d)
 		case !(fresh.eigenvalues[0] > 0):
 			r.fail("smallest eigenvalue %v", fresh.eigenvalues[0])
-		case fresh.stagBest.count != fresh.stagMedian.count:
-			r.fail("%d best and %d median records", fresh.stagBest.count, fresh.stagMedian.count)
 		}
 	}
 	if err := r.done(); err != nil {

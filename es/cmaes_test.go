@@ -83,8 +83,10 @@ func TestCMAESParams(t *testing.T) {
 		if want := int(10 + 30*n/float64(p.lambda)); p.histLen != want {
 			t.Errorf("n=%d: tolfun history of %d generations, want %d", row.n, p.histLen, want)
 		}
-		if want := int(100 + 100*math.Pow(n, 1.5)/float64(p.lambda)); p.stagIters != want {
-			t.Errorf("n=%d: tolstagnation %d, want %d", row.n, p.stagIters, want)
+		var stag stagnation
+		stag.setup(row.n, p.lambda)
+		if want := int(100 + 100*math.Pow(n, 1.5)/float64(p.lambda)); stag.iters != want {
+			t.Errorf("n=%d: tolstagnation %d, want %d", row.n, stag.iters, want)
 		}
 	}
 	// A given Lambda: mu = floor(lambda/2), also for odd lambda, whose
@@ -543,8 +545,8 @@ func TestCMAESStopCriteria(t *testing.T) {
 		}
 		switch c.want {
 		case ReasonStagnation:
-			if float64(s.Generation()) <= s.p.stagMinGen || s.stagBest.size() <= 100 {
-				t.Errorf("stagnation after %d generations with %d records", s.Generation(), s.stagBest.size())
+			if float64(s.Generation()) <= s.stag.minGen || s.stag.best.size() <= 100 {
+				t.Errorf("stagnation after %d generations with %d records", s.Generation(), s.stag.best.size())
 			}
 		case ReasonTolX:
 			if !(s.Sigma()*math.Sqrt(s.cov.At(0, 0)) < tolX) || !(s.Sigma()*math.Sqrt(s.cov.At(0, 0)) > 1e-3*tolX) {
@@ -561,16 +563,16 @@ func TestCMAESStopCriteria(t *testing.T) {
 // constructed records: it needs more than 100 records and compares the
 // newest l = max(tolstagnation/10, n/10) records with the l before them.
 func TestCMAESStagnationWindows(t *testing.T) {
-	c := cmaesOf(t, Config{Dim: 2}) // tolstagnation 147 generations: l >= 14
+	c := &cmaesOf(t, Config{Dim: 2}).stag // tolstagnation 147 generations: l >= 14
 	improving := func(n int) {
-		c.stagBest.count, c.stagMedian.count = 0, 0
+		c.best.count, c.median.count = 0, 0
 		for k := range n {
-			c.stagBest.push(float64(n - k))
-			c.stagMedian.push(float64(2 * (n - k)))
+			c.best.push(float64(n - k))
+			c.median.push(float64(2 * (n - k)))
 		}
 	}
 	improving(101)
-	if c.medianStagnation() {
+	if c.medianConditions() {
 		t.Error("improving records: stagnation")
 	}
 	// The newest 20 (l = 101/10 = 10 ... here max(14.7, 10.1) -> 14) worse
@@ -579,17 +581,17 @@ func TestCMAESStagnationWindows(t *testing.T) {
 		improving(n)
 		l := int(max(14.7, float64(n)/10))
 		for k := range l {
-			c.stagBest.buf[(c.stagBest.count-1-k)%stagnationRecords] = 1e3
-			c.stagMedian.buf[(c.stagMedian.count-1-k)%stagnationRecords] = 1e3
+			c.best.buf[(c.best.count-1-k)%stagnationRecords] = 1e3
+			c.median.buf[(c.median.count-1-k)%stagnationRecords] = 1e3
 		}
-		if got, want := c.medianStagnation(), n > 100; got != want {
+		if got, want := c.medianConditions(), n > 100; got != want {
 			t.Errorf("%d records, newest %d worse: stagnation %v, want %v", n, l, got, want)
 		}
 		// Only the best values stagnate: no stop.
 		for k := range l {
-			c.stagMedian.buf[(c.stagMedian.count-1-k)%stagnationRecords] = -1
+			c.median.buf[(c.median.count-1-k)%stagnationRecords] = -1
 		}
-		if c.medianStagnation() {
+		if c.medianConditions() {
 			t.Errorf("%d records: medians improve, but stagnation", n)
 		}
 	}
@@ -764,12 +766,12 @@ func TestCMAESZeroAllocs(t *testing.T) {
 		for range 20 {
 			generation()
 		}
-		evals, records := c.eigenEvals, c.stagBest.count
+		evals, records := c.eigenEvals, c.stag.best.count
 		if allocs := testing.AllocsPerRun(200, generation); allocs != 0 {
 			t.Errorf("d=%d: %v allocations per generation, want 0", cfg.Dim, allocs)
 		}
-		if c.Stop() != "" || c.eigenEvals == evals || c.stagBest.count == records {
-			t.Errorf("d=%d: stop %q; decomposition at %d, %d records: not every path was measured", cfg.Dim, c.Stop(), c.eigenEvals, c.stagBest.count)
+		if c.Stop() != "" || c.eigenEvals == evals || c.stag.best.count == records {
+			t.Errorf("d=%d: stop %q; decomposition at %d, %d records: not every path was measured", cfg.Dim, c.Stop(), c.eigenEvals, c.stag.best.count)
 		}
 	}
 }

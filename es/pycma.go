@@ -2,6 +2,7 @@ package es
 
 import (
 	"math"
+	"slices"
 
 	"github.com/hees-dev/hees/internal/xmath"
 )
@@ -123,5 +124,104 @@ func (h *history) read(r *stateReader) {
 	h.count = count - n
 	for range n {
 		h.push(r.float())
+	}
+}
+
+// stagnation is pycma's tolstagnation (docs/ALGORITHMS.md Section 8): the
+// best and the median value of every fifth generation are recorded, and
+// the run has stagnated when, over the newest records, neither median has
+// improved on the records before them.
+type stagnation struct {
+	best, median history
+	// stagnant says whether the last records met the median conditions;
+	// the criterion fires once the generation count exceeds minGen too.
+	stagnant bool
+	iters    int     // pycma's tolstagnation, floor(100 + 100 n^1.5/lambda) generations
+	minGen   float64 // n (5 + 100/lambda), the generations the criterion waits for
+	scratch  []float64
+}
+
+// setup starts empty records for dimension d and lambda evaluations a
+// generation.
+func (s *stagnation) setup(d, lambda int) {
+	n := float64(d)
+	s.iters = int(100 + 100*float64(n*math.Sqrt(n))/float64(lambda))
+	s.minGen = float64(n * (5 + 100/float64(lambda)))
+	s.best = history{buf: make([]float64, stagnationRecords)}
+	s.median = history{buf: make([]float64, stagnationRecords)}
+	s.stagnant = false
+	s.scratch = make([]float64, max(lambda, stagnationRecords/2))
+}
+
+// record adds the best value and the median of f (NaN counted as +Inf)
+// of generation gen when gen is a multiple of stagnationEvery, and tests
+// the median conditions again.
+func (s *stagnation) record(gen int, best float64, f []float64) {
+	if gen%stagnationEvery != 0 {
+		return
+	}
+	s.best.push(best)
+	m := s.scratch[:len(f)]
+	for i, v := range f {
+		if worstValue(v) {
+			v = math.Inf(1)
+		}
+		m[i] = v
+	}
+	s.median.push(sortedMedian(m))
+	s.stagnant = s.medianConditions()
+}
+
+// fires reports whether tolstagnation stops a run after generation gen.
+func (s *stagnation) fires(gen int) bool { return s.stagnant && float64(gen) > s.minGen }
+
+// medianConditions is pycma's test on the records: with n records (more
+// than 100) and l = floor(max(iters/10, n/10)), 2 l < n, the median of the
+// newest l medians is no better than that of the l before them, and the
+// same holds for the best values.
+func (s *stagnation) medianConditions() bool {
+	n := s.best.size()
+	l := int(max(float64(s.iters)/10, float64(n)/10))
+	if n <= 100 || 2*l >= n {
+		return false
+	}
+	return s.windowMedian(&s.median, 0, l) >= s.windowMedian(&s.median, l, l) &&
+		s.windowMedian(&s.best, 0, l) >= s.windowMedian(&s.best, l, l)
+}
+
+// windowMedian is the median of the l values of h from the from-th newest on.
+func (s *stagnation) windowMedian(h *history, from, l int) float64 {
+	m := s.scratch[:l]
+	for k := range m {
+		m[k] = h.at(from + k)
+	}
+	return sortedMedian(m)
+}
+
+// sortedMedian sorts s and returns its median.
+func sortedMedian(s []float64) float64 {
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// write saves the records.
+func (s *stagnation) write(w *stateWriter) {
+	s.best.write(w)
+	s.median.write(w)
+	w.bool(s.stagnant)
+}
+
+// read restores what write saved into records set up for the same
+// dimension and population.
+func (s *stagnation) read(r *stateReader) {
+	s.best.read(r)
+	s.median.read(r)
+	s.stagnant = r.bool()
+	if r.err == nil && s.best.count != s.median.count {
+		r.fail("%d best and %d median records", s.best.count, s.median.count)
 	}
 }

@@ -60,9 +60,6 @@ type sepcmaParams struct {
 	tpa     bool    // sigma by TPA (d > 299), otherwise by CSA
 	tpaDamp float64 // 0.7 + 2 ln N
 	histLen int     // floor(10 + 30 n/lambda), tolfun's history
-	// stagIters and stagMinGen are tolstagnation's, as cmaes.
-	stagIters  int
-	stagMinGen float64
 }
 
 // newSepcmaParams derives the constants for dimension d and population
@@ -99,8 +96,6 @@ func newSepcmaParams(d, lambda int) sepcmaParams {
 	p.tpa = d >= tpaMinDim
 	p.tpaDamp = 0.7 + float64(2*xmath.Log(n))
 	p.histLen = int(10 + 30*n/float64(lambda))
-	p.stagIters = int(100 + 100*float64(n*math.Sqrt(n))/float64(lambda))
-	p.stagMinGen = float64(n * (5 + 100/float64(lambda)))
 	return p
 }
 
@@ -141,11 +136,8 @@ type sepcma struct {
 	expo      []float64    // the exponent of D's update
 	tpaRank   []int        // scratch of TPA's ranks
 
-	funHist    history
-	stagBest   history
-	stagMedian history
-	stagnant   bool
-	scratch    []float64
+	funHist history
+	stag    stagnation
 }
 
 // setup initialises a separable CMA-ES from a resolved configuration:
@@ -171,10 +163,7 @@ func (c *sepcma) setup(cfg Config) {
 	c.expo = make([]float64, d)
 	c.tpaRank = make([]int, lambda)
 	c.funHist = history{buf: make([]float64, c.p.histLen)}
-	c.stagBest = history{buf: make([]float64, stagnationRecords)}
-	c.stagMedian = history{buf: make([]float64, stagnationRecords)}
-	c.stagnant = false
-	c.scratch = make([]float64, max(lambda, stagnationRecords/2))
+	c.stag.setup(d, lambda)
 }
 
 // PopulationSize is lambda.
@@ -365,44 +354,11 @@ func (c *sepcma) tpaUpdate(v []float64) {
 	c.sigma *= xmath.Exp(c.tpaS / c.p.tpaDamp)
 }
 
-// record appends the generation's best value to the tolfun history and,
-// every fifth generation, its best and median values to the
-// tolstagnation records (pycma, as cmaes).
+// record appends the generation's best value to the tolfun history and
+// records the generation for tolstagnation (as cmaes).
 func (c *sepcma) record(f []float64) {
 	c.funHist.push(f[c.order[0]])
-	if c.gen%stagnationEvery != 0 {
-		return
-	}
-	c.stagBest.push(f[c.order[0]])
-	s := c.scratch[:len(f)]
-	for i, v := range f {
-		if worstValue(v) {
-			v = math.Inf(1)
-		}
-		s[i] = v
-	}
-	c.stagMedian.push(sortedMedian(s))
-	c.stagnant = c.medianStagnation()
-}
-
-// medianStagnation is pycma's tolstagnation test (cmaes.medianStagnation).
-func (c *sepcma) medianStagnation() bool {
-	n := c.stagBest.size()
-	l := int(max(float64(c.p.stagIters)/10, float64(n)/10))
-	if n <= 100 || 2*l >= n {
-		return false
-	}
-	return c.windowMedian(&c.stagMedian, 0, l) >= c.windowMedian(&c.stagMedian, l, l) &&
-		c.windowMedian(&c.stagBest, 0, l) >= c.windowMedian(&c.stagBest, l, l)
-}
-
-// windowMedian is the median of the l values of h from the from-th newest on.
-func (c *sepcma) windowMedian(h *history, from, l int) float64 {
-	s := c.scratch[:l]
-	for k := range s {
-		s[k] = h.at(from + k)
-	}
-	return sortedMedian(s)
+	c.stag.record(c.gen, f[c.order[0]], f)
 }
 
 // checkStop returns the first criterion that fires after a generation with
@@ -439,7 +395,7 @@ func (c *sepcma) checkStop(f []float64) Reason {
 		return ReasonConditionCov
 	case c.noEffectCoord():
 		return ReasonNoEffectCoord
-	case c.stagnant && float64(c.gen) > c.p.stagMinGen:
+	case c.stag.fires(c.gen):
 		return ReasonStagnation
 	}
 	return ""
@@ -483,9 +439,7 @@ func (c *sepcma) MarshalBinary() ([]byte, error) {
 	w.floats(c.shift)
 	w.float(c.tpaS)
 	c.funHist.write(w)
-	c.stagBest.write(w)
-	c.stagMedian.write(w)
-	w.bool(c.stagnant)
+	c.stag.write(w)
 	return w.finish(), nil
 }
 
@@ -506,9 +460,7 @@ func (c *sepcma) UnmarshalBinary(data []byte) error {
 	fresh.shift = r.floats(fresh.shift)
 	fresh.tpaS = r.float()
 	fresh.funHist.read(r)
-	fresh.stagBest.read(r)
-	fresh.stagMedian.read(r)
-	fresh.stagnant = r.bool()
+	fresh.stag.read(r)
 	d := cfg.Dim
 	if r.err == nil {
 		switch {
@@ -517,8 +469,6 @@ func (c *sepcma) UnmarshalBinary(data []byte) error {
 				len(fresh.d), len(fresh.ps), len(fresh.pc), len(fresh.shift), d)
 		case !allPositiveFinite(fresh.d):
 			r.fail("D has an entry that is not positive and finite")
-		case fresh.stagBest.count != fresh.stagMedian.count:
-			r.fail("%d best and %d median records", fresh.stagBest.count, fresh.stagMedian.count)
 		}
 	}
 	if err := r.done(); err != nil {
