@@ -194,6 +194,45 @@ func TestSepcmaLikePycma(t *testing.T) {
 	}
 }
 
+// TestSepcmaStagnation checks that sepcma keeps tolstagnation's records as
+// cmaes does: on values that ignore x it stops by stagnation, after more
+// than 100 records and past the generation the criterion waits for, and a
+// state saved before the stop resumes with the records and stops at the
+// same generation.
+func TestSepcmaStagnation(t *testing.T) {
+	cfg := Config{Dim: 2, Seed: 2}
+	s := stNew(t, SEPCMA, cfg)
+	var pop linalg.Dense
+	var saved []byte
+	for g := 0; g < 20000 && s.Stop() == ""; g++ {
+		askTellGeneration(t, s, noise, &pop)
+		if g == 505 { // 101 records, before the stop
+			var err error
+			if saved, err = s.MarshalBinary(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	c := s.(*sepcma)
+	if s.Stop() != ReasonStagnation || float64(s.Generation()) <= c.stag.minGen || c.stag.best.size() <= 100 {
+		t.Fatalf("Stop() = %q after %d generations with %d records, want %q after more than %v and 100",
+			s.Stop(), s.Generation(), c.stag.best.size(), ReasonStagnation, c.stag.minGen)
+	}
+	if saved == nil {
+		t.Fatalf("stopped after %d generations, before the state was saved", s.Generation())
+	}
+	r, err := Load(saved)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for g := 0; g < 20000 && r.Stop() == ""; g++ {
+		askTellGeneration(t, r, noise, &pop)
+	}
+	if r.Stop() != s.Stop() || r.Generation() != s.Generation() {
+		t.Errorf("resumed: Stop() = %q after %d generations, want %q after %d", r.Stop(), r.Generation(), s.Stop(), s.Generation())
+	}
+}
+
 // TestLimitedMemoryStateSize checks that the strategies without a d×d
 // transformation save O(d) or O(m d) bytes, not O(d^2): at d = 2000 their
 // state is below 64 d numbers.
