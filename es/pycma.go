@@ -129,8 +129,9 @@ func (h *history) read(r *stateReader) {
 
 // stagnation is pycma's tolstagnation (docs/ALGORITHMS.md Section 8): the
 // best and the median value of every fifth generation are recorded, and
-// the run has stagnated when, over the newest records, neither median has
-// improved on the records before them.
+// the run has stagnated when the newest records improve on the ones before
+// them neither in the median of their best values nor in that of their
+// medians. cmaes and sepcma keep these records.
 type stagnation struct {
 	best, median history
 	// stagnant says whether the last records met the median conditions;
