@@ -12,7 +12,8 @@ import (
 // Termination limits of cmaes that have no counterpart in the other
 // strategies (pycma's defaults, docs/ALGORITHMS.md Section 8). tolconditioncov
 // (condMax), tolupsigma (sigmaGrowthMax) and noeffectaxis (noEffectStep)
-// are shared with es/stop.go, tolx with hees2 (es/pycma.go).
+// are shared with es/stop.go, tolx with hees2 and tolstagnation with
+// sepcma (es/pycma.go).
 const (
 	// tolFunHist is pycma's tolfunhist: the best values of the recent
 	// generations span less than it.
@@ -20,11 +21,6 @@ const (
 	// noEffectCoordStep is the fraction of a coordinate's standard
 	// deviation of pycma's noeffectcoord.
 	noEffectCoordStep = 0.2
-	// stagnationEvery: pycma records the best and the median value of every
-	// fifth generation for tolstagnation.
-	stagnationEvery = 5
-	// stagnationRecords is the number of records pycma keeps (2e4).
-	stagnationRecords = 20000
 )
 
 // CMAES is the name of the CMA-ES.

@@ -127,6 +127,15 @@ func (h *history) read(r *stateReader) {
 	}
 }
 
+// The records of tolstagnation (pycma).
+const (
+	// stagnationEvery: pycma records the best and the median value of every
+	// fifth generation for tolstagnation.
+	stagnationEvery = 5
+	// stagnationRecords is the number of records pycma keeps (2e4).
+	stagnationRecords = 20000
+)
+
 // stagnation is pycma's tolstagnation (docs/ALGORITHMS.md Section 8): the
 // best and the median value of every fifth generation are recorded, and
 // the run has stagnated when the newest records improve on the ones before
