@@ -200,8 +200,7 @@ func TestSepcmaLikePycma(t *testing.T) {
 // state saved before the stop resumes with the records and stops at the
 // same generation.
 func TestSepcmaStagnation(t *testing.T) {
-	cfg := Config{Dim: 2, Seed: 2}
-	s := stNew(t, SEPCMA, cfg)
+	s := stNew(t, SEPCMA, Config{Dim: 2, Seed: 2})
 	var pop linalg.Dense
 	var saved []byte
 	for g := 0; g < 20000 && s.Stop() == ""; g++ {

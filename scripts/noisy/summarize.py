@@ -4,10 +4,10 @@ scripts/noisy/peers.py and `go test ./es -run TestNoisyGrid -noisygrid`.
 
     python3 scripts/noisy/summarize.py [-ref A,B] [-algos X,Y,...] [-instances I-J] [-per-function] FILE...
 
-Standard library only (and scripts/heeseval.py). A run that appears twice must have the same line
-(the runs are deterministic); it counts once. Groups are (problem, d),
-where a bbob-noisy problem's instances make one group, bbob-noisy/f101,
-and a classic spec's seeds another.
+Standard library only (and scripts/heeseval.py). A run that appears twice
+must have the same line (the runs are deterministic); it counts once.
+Groups are (problem, d), where a bbob-noisy problem's instances make one
+group, bbob-noisy/f101, and a classic spec's seeds another.
 
 ERT. For a group and a target Δ (on the noise-free f - f*), ERT = (sum over
 the runs of the evaluations to the first point with f - f* <= Δ, or all
