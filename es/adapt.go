@@ -101,13 +101,11 @@ func (ad *adaptation) orthogonalise() error {
 	return nil
 }
 
-// transform computes A u_k for every direction: one matrix-vector product
-// per direction, shared by the two mirrored candidates and the update of
-// A, O(k d^2).
+// transform computes A u_k for every direction, shared by the two mirrored
+// candidates and the update of A, O(k d^2): the k products in one
+// DotRows, which reads A once for every four directions.
 func (ad *adaptation) transform(a *linalg.Dense) {
-	for k := range ad.h {
-		linalg.MulVec(ad.au.RawRow(k), a, ad.u.RawRow(k))
-	}
+	ad.au.DotRows(&ad.u, a) // row k is MulVec(A, u_k) bit for bit
 }
 
 // orthonormalise runs Gram-Schmidt on the rows of v (Algorithm 2 lines

@@ -233,13 +233,13 @@ func (c *cmaes) Ask(pop *linalg.Dense) error {
 
 // draw samples the current generation: z_k ~ N(0, I) from the sub-stream
 // (purposeSample, generation, k) (eq. (38)) and y_k = B D z_k = A z_k
-// (eq. (39)), one matrix-vector product per candidate.
+// (eq. (39)), the lambda products in one DotRows.
 func (c *cmaes) draw() {
 	for k := range c.p.lambda {
 		st := rng.NewStream(c.key, purposeSample, uint64(c.gen), uint64(k))
 		st.FillNormal(c.z.RawRow(k))
-		linalg.MulVec(c.y.RawRow(k), &c.a, c.z.RawRow(k))
 	}
+	c.y.DotRows(&c.z, &c.a) // row k is MulVec(A, z_k) bit for bit
 }
 
 // candidate writes x_k = m + sigma y_k (eq. (40)) into dst.

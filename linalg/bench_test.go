@@ -104,6 +104,10 @@ func BenchmarkAddOuterSum(b *testing.B) {
 				}
 			})
 		})
+		prod := NewDense(k, d, nil)
+		b.Run(fmt.Sprintf("DotRows8/d=%d", d), func(b *testing.B) {
+			run(b, flops, func() { prod.DotRows(x, a) })
+		})
 		b.Run(fmt.Sprintf("8xAddOuter/d=%d", d), func(b *testing.B) {
 			run(b, flops, func() {
 				for r := 0; r < k; r++ {

@@ -72,6 +72,15 @@ func mulVecGo(dst []float64, a *Dense, x []float64) {
 	}
 }
 
+// dotRowsGo sets element (i, j) of m to dotGo(row i of a, row j of b), each
+// row of m by mulVecGo; a and b have the same number of columns, and m is
+// a's rows × b's rows.
+func dotRowsGo(m, a, b *Dense) {
+	for i := range a.rows {
+		mulVecGo(m.data[i*m.stride:i*m.stride+b.rows], b, a.data[i*a.stride:i*a.stride+a.cols])
+	}
+}
+
 // axpyGo sets y = y + alpha·x element by element; len(y) >= len(x).
 func axpyGo(alpha float64, x, y []float64) {
 	y = y[:len(x)]

@@ -62,6 +62,39 @@ func mulVec(dst []float64, a *Dense, x []float64) {
 	}
 }
 
+// dotRows is dotRowsGo, by four rows of b and two rows of a at a time,
+// with the rows of b in the outer loop: b is read from memory once, while
+// the rows of a, typically few, stay in the cache.
+func dotRows(m, a, b *Dense) {
+	if !useAVX2 {
+		dotRowsGo(m, a, b)
+		return
+	}
+	n, as, bs, ms := a.cols, a.stride, b.stride, m.stride
+	var out [8]float64
+	j := 0
+	for ; j+4 <= b.rows; j += 4 {
+		bj := b.data[j*bs : (j+3)*bs+n]
+		i := 0
+		for ; i+2 <= a.rows; i += 2 {
+			dot4x2AVX2(bj, bs, a.data[i*as:(i+1)*as+n], as, n, &out)
+			r0, r1 := m.data[i*ms+j:i*ms+j+4], m.data[(i+1)*ms+j:(i+1)*ms+j+4]
+			r0[0], r1[0], r0[1], r1[1] = out[0], out[1], out[2], out[3]
+			r0[2], r1[2], r0[3], r1[3] = out[4], out[5], out[6], out[7]
+		}
+		if i < a.rows {
+			r := m.data[i*ms+j : i*ms+j+4]
+			r[0], r[1], r[2], r[3] = dot4AVX2(a.data[i*as:i*as+n], bj, bs)
+		}
+	}
+	for ; j < b.rows; j++ {
+		bj := b.data[j*bs : j*bs+n]
+		for i := range a.rows {
+			m.data[i*ms+j] = dotAVX2(a.data[i*as:i*as+n], bj)
+		}
+	}
+}
+
 // axpy is axpyGo; len(y) >= len(x).
 func axpy(alpha float64, x, y []float64) {
 	if useAVX2 {
@@ -201,6 +234,13 @@ func dot2AVX2(x, r0, r1 []float64) (s, t float64)
 //
 //go:noescape
 func dot4AVX2(x, a []float64, stride int) (s0, s1, s2, s3 float64)
+
+// dot4x2AVX2 writes dotGo(row r of a, row c of b) to out[2r+c] for the
+// rows r = 0..3 of a, as apart, and c = 0, 1 of b, bs apart, over n
+// elements; len(a) >= 3·as + n, len(b) >= bs + n.
+//
+//go:noescape
+func dot4x2AVX2(a []float64, as int, b []float64, bs int, n int, out *[8]float64)
 
 // axpyAVX2 is axpyGo; len(y) = len(x).
 //

@@ -648,3 +648,111 @@ syr2_tail:
 syr2_done:
 	VZEROUPPER
 	RET
+
+// func dot4x2AVX2(a []float64, as int, b []float64, bs int, n int, out *[8]float64)
+//
+// out[2i+j] = dot of row i of a (i = 0..3, rows as apart) with row j of b
+// (j = 0, 1, rows bs apart), over n elements: eight dot4 accumulators in
+// eight registers, each summed in the order of dotGo.
+TEXT ·dot4x2AVX2(SB), NOSPLIT, $0-80
+	MOVQ   a_base+0(FP), SI
+	MOVQ   as+24(FP), DX
+	SHLQ   $3, DX
+	LEAQ   (SI)(DX*1), R8
+	LEAQ   (R8)(DX*1), R9
+	LEAQ   (R9)(DX*1), R10
+	MOVQ   b_base+32(FP), DI
+	MOVQ   bs+56(FP), DX
+	SHLQ   $3, DX
+	LEAQ   (DI)(DX*1), R11
+	MOVQ   n+64(FP), CX
+	MOVQ   out+72(FP), R12
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	XORQ   AX, AX
+	MOVQ   CX, BX
+	ANDQ   $-4, BX
+	JZ     dot4x2_reduce
+
+dot4x2_loop:
+	VMOVUPD (DI)(AX*8), Y8
+	VMOVUPD (R11)(AX*8), Y9
+	VMOVUPD (SI)(AX*8), Y10
+	VMULPD  Y8, Y10, Y11
+	VADDPD  Y11, Y0, Y0
+	VMULPD  Y9, Y10, Y12
+	VADDPD  Y12, Y1, Y1
+	VMOVUPD (R8)(AX*8), Y10
+	VMULPD  Y8, Y10, Y11
+	VADDPD  Y11, Y2, Y2
+	VMULPD  Y9, Y10, Y12
+	VADDPD  Y12, Y3, Y3
+	VMOVUPD (R9)(AX*8), Y10
+	VMULPD  Y8, Y10, Y11
+	VADDPD  Y11, Y4, Y4
+	VMULPD  Y9, Y10, Y12
+	VADDPD  Y12, Y5, Y5
+	VMOVUPD (R10)(AX*8), Y10
+	VMULPD  Y8, Y10, Y11
+	VADDPD  Y11, Y6, Y6
+	VMULPD  Y9, Y10, Y12
+	VADDPD  Y12, Y7, Y7
+	ADDQ    $4, AX
+	CMPQ    AX, BX
+	JLT     dot4x2_loop
+
+dot4x2_reduce:
+	REDUCE(Y0, X0, X8)
+	REDUCE(Y1, X1, X8)
+	REDUCE(Y2, X2, X8)
+	REDUCE(Y3, X3, X8)
+	REDUCE(Y4, X4, X8)
+	REDUCE(Y5, X5, X8)
+	REDUCE(Y6, X6, X8)
+	REDUCE(Y7, X7, X8)
+
+dot4x2_tail:
+	CMPQ   AX, CX
+	JGE    dot4x2_done
+	VMOVSD (DI)(AX*8), X8
+	VMOVSD (R11)(AX*8), X9
+	VMOVSD (SI)(AX*8), X10
+	VMULSD X8, X10, X11
+	VADDSD X11, X0, X0
+	VMULSD X9, X10, X12
+	VADDSD X12, X1, X1
+	VMOVSD (R8)(AX*8), X10
+	VMULSD X8, X10, X11
+	VADDSD X11, X2, X2
+	VMULSD X9, X10, X12
+	VADDSD X12, X3, X3
+	VMOVSD (R9)(AX*8), X10
+	VMULSD X8, X10, X11
+	VADDSD X11, X4, X4
+	VMULSD X9, X10, X12
+	VADDSD X12, X5, X5
+	VMOVSD (R10)(AX*8), X10
+	VMULSD X8, X10, X11
+	VADDSD X11, X6, X6
+	VMULSD X9, X10, X12
+	VADDSD X12, X7, X7
+	INCQ   AX
+	JMP    dot4x2_tail
+
+dot4x2_done:
+	VMOVSD X0, 0(R12)
+	VMOVSD X1, 8(R12)
+	VMOVSD X2, 16(R12)
+	VMOVSD X3, 24(R12)
+	VMOVSD X4, 32(R12)
+	VMOVSD X5, 40(R12)
+	VMOVSD X6, 48(R12)
+	VMOVSD X7, 56(R12)
+	VZEROUPPER
+	RET

@@ -66,6 +66,18 @@ func TestKernelsMatch(t *testing.T) {
 					}
 				}
 
+				bstride := n + rng.IntN(5)
+				b := vec(bstride + n)
+				var eight [8]float64
+				dot4x2AVX2(a, stride, b, bstride, n, &eight)
+				for r := range 4 {
+					for c := range 2 {
+						if got, want := eight[2*r+c], dotGo(a[r*stride:r*stride+n], b[c*bstride:]); !sameResult(got, want) {
+							t.Fatalf("dot4x2 n=%d off=%d row %d by %d: AVX2 %x, Go %x", n, off, r, c, got, want)
+						}
+					}
+				}
+
 				alpha, beta := kernelValues(rng, 1, false)[0], kernelValues(rng, 1, false)[0]
 				compareVectorKernels(t, fmt.Sprintf("n=%d off=%d", n, off), x, y, z, alpha, beta)
 				yAsm, yGo := append([]float64(nil), y...), append([]float64(nil), y...)
@@ -153,6 +165,17 @@ func FuzzKernels(f *testing.F) {
 		x, y, z := vals[:n], vals[n:2*n], vals[2*n:3*n]
 		alpha := math.Float64frombits(alphaBits)
 		compareVectorKernels(t, "fuzz input", x, y, z, alpha, -alpha)
+		// Six rows of m values: four of a, two of b.
+		m := len(vals) / 6
+		var eight [8]float64
+		dot4x2AVX2(vals, m, vals[4*m:], m, m, &eight)
+		for r := range 4 {
+			for c := range 2 {
+				if want := dotGo(vals[r*m:(r+1)*m], vals[(4+c)*m:]); !sameResult(eight[2*r+c], want) {
+					t.Fatalf("dot4x2 row %d by %d: AVX2 %x, Go %x", r, c, eight[2*r+c], want)
+				}
+			}
+		}
 		c, sn := math.Cos(alpha), math.Sin(alpha)
 		if m := len(vals) / 5; m > 0 {
 			cs := [8]float64{c, sn, sn, c, -c, sn, alpha, 1 - alpha}

@@ -83,6 +83,8 @@ func TestKernelsStayInBounds(t *testing.T) {
 			for _, st := range []int{n, n + 1, n + 3} {
 				a := g(3*st + n)
 				dot4AVX2(x, a, st)
+				var eight [8]float64
+				dot4x2AVX2(a, st, g(st+n), st, n, &eight)
 			}
 			axpyAVX2(1.5, x, y)
 			axpyDotAVX2(1.5, x, y, z)
@@ -109,6 +111,10 @@ func TestKernelsStayInBounds(t *testing.T) {
 					mulVec(dst, a, g(n))
 					dstT := make([]float64, n)
 					mulVecT(dstT, a, g(rows))
+					for _, kb := range []int{1, 2, 3} {
+						b := &Dense{rows: kb, cols: n, stride: st, data: g((kb-1)*st + n)}
+						dotRows(NewDense(rows, kb, nil), a, b)
+					}
 				}
 			}
 			arena.free()

@@ -10,6 +10,8 @@ func dot2(x, r0, r1 []float64) (float64, float64) { return dot2Go(x, r0, r1) }
 
 func mulVec(dst []float64, a *Dense, x []float64) { mulVecGo(dst, a, x) }
 
+func dotRows(m, a, b *Dense) { dotRowsGo(m, a, b) }
+
 func axpy(alpha float64, x, y []float64) { axpyGo(alpha, x, y) }
 
 func mulVecT(dst []float64, a *Dense, x []float64) { mulVecTGo(dst, a, x) }

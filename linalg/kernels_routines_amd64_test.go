@@ -92,6 +92,11 @@ func TestRoutinesMatchGo(t *testing.T) {
 				if !sameDense(g, s) {
 					t.Fatalf("MulVec %dx%d differs", r, k)
 				}
+				bt := specialDense(seed+17, c, k, pad)
+				g, s = both(func() *Dense { var m Dense; m.DotRows(a, bt); return &m })
+				if !sameDense(g, s) {
+					t.Fatalf("DotRows %dx%d by %dx%d differs", r, k, c, k)
+				}
 				g, s = both(func() *Dense { d := NewDense(1, k, nil); MulVecT(d.data, a, xt); return d })
 				if !sameDense(g, s) {
 					t.Fatalf("MulVecT %dx%d differs", r, k)

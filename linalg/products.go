@@ -61,6 +61,23 @@ func MulVecT(dst []float64, a *Dense, x []float64) {
 	mulVecT(dst, a, x)
 }
 
+// DotRows sets element (i, j) of m to Dot(row i of A, row j of B): m = A·Bᵀ
+// with every element summed in Dot's order, so row i of m is bit for bit
+// MulVec(B, row i of A). An empty m is sized to A's rows × B's rows;
+// otherwise it must have that shape. A and B must have the same number of
+// columns and m must not share storage with either, or DotRows panics.
+// Several products B·x_i cost less this way than by MulVec one at a time:
+// with AVX2, B is read from memory once, not once for each row of A.
+func (m *Dense) DotRows(a, b *Dense) {
+	if a.cols != b.cols {
+		panic(fmt.Sprintf("linalg: DotRows: A is %s, B is %s: the numbers of columns differ", shape(a), shape(b)))
+	}
+	m.sizeFor("DotRows", a.rows, b.rows)
+	checkNoOverlap("DotRows", m, a)
+	checkNoOverlap("DotRows", m, b)
+	dotRows(m, a, b)
+}
+
 // checkMatVec panics unless dst has length m and x length n, and dst shares
 // no element with x or A: the preconditions of MulVec and MulVecT (op).
 func checkMatVec(op string, dst []float64, a *Dense, x []float64, m, n int) {

@@ -89,6 +89,57 @@ func TestMulVec(t *testing.T) {
 	wantPanic(t, "MulVec dst in A", func() { MulVec(a.RawRow(0)[:3], a, make([]float64, 4)) }, "3×4")
 }
 
+// TestDotRows checks that DotRows gives, row by row, the bits of MulVec
+// (and so of Dot) for every count of rows mod 4 of A and mod 2 of B, padded
+// strides and views, and that it panics on bad shapes and shared storage.
+func TestDotRows(t *testing.T) {
+	rng := newRNG(10)
+	for _, ka := range []int{0, 1, 2, 3, 4, 5, 7, 8, 9, 17} {
+		for _, kb := range []int{0, 1, 2, 3, 8, 33} {
+			for _, c := range []int{0, 1, 3, 4, 7, 100} {
+				a := padded(randDense(rng, ka, c), 1)
+				b := padded(randDense(rng, kb, c), 3)
+				var m Dense
+				m.DotRows(a, b)
+				if r, cc := m.Dims(); r != ka || cc != kb {
+					t.Fatalf("%d×%d by %d×%d: result is %d×%d", ka, c, kb, c, r, cc)
+				}
+				want := make([]float64, kb)
+				for i := range ka {
+					MulVec(want, b, a.RawRow(i))
+					for j := range kb {
+						if !sameBits(m.At(i, j), want[j]) {
+							t.Fatalf("%d×%d by %d×%d: (%d, %d) = %x, MulVec gives %x", ka, c, kb, c, i, j, m.At(i, j), want[j])
+						}
+					}
+				}
+				if ka > 0 && kb > 0 {
+					// Into a sized view, whose padding must stay untouched.
+					big := padded(NewDense(ka+1, kb+2, nil), 2)
+					v := big.View(1, 1, ka, kb)
+					v.DotRows(a, b)
+					for i := range ka {
+						for j := range kb {
+							if !sameBits(v.At(i, j), m.At(i, j)) {
+								t.Fatalf("%d×%d by %d×%d into a view: (%d, %d) differs", ka, c, kb, c, i, j)
+							}
+						}
+					}
+					if big.At(0, 0) != 0 || big.At(ka, kb+1) != 0 {
+						t.Fatalf("%d×%d by %d×%d into a view: wrote outside it", ka, c, kb, c)
+					}
+				}
+			}
+		}
+	}
+	a, b := randDense(rng, 3, 4), randDense(rng, 5, 4)
+	wantPanic(t, "DotRows columns", func() { var m Dense; m.DotRows(a, randDense(rng, 5, 3)) }, "3×4", "5×3", "columns differ")
+	wantPanic(t, "DotRows receiver", func() { NewDense(3, 4, nil).DotRows(a, b) }, "receiver is 3×4", "3×5")
+	big := NewDense(8, 8, nil)
+	wantPanic(t, "DotRows alias", func() { big.View(0, 0, 3, 5).DotRows(big.View(2, 0, 3, 4), b) }, "shares storage")
+	wantPanic(t, "DotRows alias B", func() { big.View(0, 0, 3, 5).DotRows(a, big.View(2, 2, 5, 4)) }, "shares storage")
+}
+
 func TestMul(t *testing.T) {
 	rng := newRNG(5)
 	shapes := [][3]int{{1, 1, 1}, {1, 5, 1}, {2, 3, 4}, {3, 3, 3}, {4, 4, 4}, {5, 7, 11},
@@ -235,6 +286,7 @@ func TestProductsNoAlloc(t *testing.T) {
 	xs := randDense(rng, 8, 40)
 	al := randVec(rng, 8)
 	v := randDense(rng, 5, 40)
+	dr := NewDense(8, 40, nil)
 	norms := make([]float64, 5)
 	vsrc := xs.View(0, 0, 5, 40)
 	ops := map[string]func(){
@@ -245,6 +297,7 @@ func TestProductsNoAlloc(t *testing.T) {
 		"MulAAT":      func() { c.MulAAT(a) },
 		"AddOuter":    func() { c.AddOuter(1e-3, x, y) },
 		"AddOuterSum": func() { c.AddOuterSum(al, xs, xs) },
+		"DotRows":     func() { dr.DotRows(xs, a) },
 		"Transpose":   func() { c.Transpose(a) },
 		"CopyFrom":    func() { c.CopyFrom(a) },
 		"GramSchmidt": func() {
