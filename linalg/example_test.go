@@ -121,6 +121,23 @@ func ExampleMulVec() {
 	// [4 6]
 }
 
+func ExampleDense_DotRows() {
+	a := linalg.NewDense(2, 2, []float64{
+		1, 2,
+		3, 4,
+	})
+	// Two vectors as the rows of x: row k of y is A·x_k.
+	x := linalg.NewDense(2, 2, []float64{
+		1, 1,
+		1, -1,
+	})
+	var y linalg.Dense
+	y.DotRows(x, a)
+	fmt.Println(y.RawRow(0), y.RawRow(1))
+	// Output:
+	// [3 7] [-1 -1]
+}
+
 func ExampleCholesky() {
 	a := linalg.NewDense(2, 2, []float64{
 		4, 2,
