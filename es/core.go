@@ -80,10 +80,12 @@ type core struct {
 	pending   bool // an Ask is waiting for its Tell
 	stop      Reason
 	nonFinite int // generations in a row without a finite value (Sec. 13 item 8)
-	// flatGens counts the elitist generations in a row without progress by
-	// TolFun, measured from the parent value flatRef (see noProgress).
-	flatGens int
-	flatRef  float64
+	// stallGens counts the generations in a row that meet a strategy's
+	// own stall condition: for the elitist strategies, no progress by
+	// TolFun from the parent value flatRef (noProgress); for hees2, a mean
+	// better than every candidate (departure 7).
+	stallGens int
+	flatRef   float64
 
 	checks checker
 	// ranking is the scratch of the ranking penalty of bounded population
@@ -121,7 +123,7 @@ func (c *core) setupCore(name string, cfg Config, evalsPerGen int) {
 	c.bestF = math.Inf(1)
 	c.hasBest = false
 	c.evals, c.gen, c.pending, c.stop, c.nonFinite = 0, 0, false, "", 0
-	c.flatGens, c.flatRef = 0, math.NaN()
+	c.stallGens, c.flatRef = 0, math.NaN()
 	cfg.X0, cfg.A0 = nil, nil
 	c.cfg = cfg
 	c.checks = checker{}
@@ -278,7 +280,7 @@ func (c *core) marshalCore(w *stateWriter, sh shape) {
 	w.bool(c.pending)
 	w.string(string(c.stop))
 	w.int(c.nonFinite)
-	w.int(c.flatGens)
+	w.int(c.stallGens)
 	w.float(c.flatRef)
 	w.int(c.checks.count)
 }
@@ -406,7 +408,7 @@ func (c *core) unmarshalCore(r *stateReader, sh shape) {
 	c.pending = r.bool()
 	c.stop = Reason(r.string())
 	c.nonFinite = r.int()
-	c.flatGens = r.int()
+	c.stallGens = r.int()
 	c.flatRef = r.float()
 	c.checks.count = r.int()
 	if r.err != nil {
@@ -425,7 +427,7 @@ func (c *core) unmarshalCore(r *stateReader, sh shape) {
 		r.fail("sigma = %v", c.sigma)
 	case !knownReason(c.stop):
 		r.fail("unknown stop reason %q", c.stop)
-	case c.evals < 0 || c.gen < 0 || c.nonFinite < 0 || c.flatGens < 0 || c.checks.count < 0:
+	case c.evals < 0 || c.gen < 0 || c.nonFinite < 0 || c.stallGens < 0 || c.checks.count < 0:
 		r.fail("negative counter")
 	}
 }

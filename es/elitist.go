@@ -79,10 +79,10 @@ func (c *core) noProgress(lambda int) bool {
 		return false
 	}
 	if math.Abs(c.fMean-c.flatRef) < tol {
-		c.flatGens++
+		c.stallGens++
 	} else {
-		c.flatGens = 0
+		c.stallGens = 0
 		c.flatRef = c.fMean
 	}
-	return c.flatGens >= tolFunGens(c.cfg.Dim, lambda)
+	return c.stallGens >= tolFunGens(c.cfg.Dim, lambda)
 }

@@ -18,7 +18,7 @@ const HEES2 = "hees2"
 var hees2Row = strategyRow{
 	Info: Info{
 		Name:       HEES2,
-		Summary:    "hees with its path as a search direction and five more departures (Recommended)",
+		Summary:    "hees with its path as a search direction and six more departures (Recommended)",
 		Population: PopulationPairs,
 		Transform:  true,
 		MinDim:     2,
@@ -46,7 +46,7 @@ var hees2Row = strategyRow{
 }
 
 // hees2 is the full HE-ES of Algorithm 1 (docs/ALGORITHMS.md Section 4)
-// with six departures, each made for a measured weakness of the paper's
+// with seven departures, each made for a measured weakness of the paper's
 // algorithm (hees); docs/ALGORITHMS.md Section 17 gives the measurements
 // behind each. One generation, with lambda~ = min(floor(2 + 1.5 ln d), d)
 // pairs:
@@ -59,6 +59,8 @@ var hees2Row = strategyRow{
 //	sigma           sigma exp((|p_s| - baseline)/(d_s chi_d)     (dep. 2)
 //	                + (c_mu/2) sum_k (w_k^+ + w_k^- - 1/lambda~)
 //	                (|b_k|^2/d - 1))                              (dep. 6)
+//	                not raised from the 8th generation in a row
+//	                whose mean beats every candidate             (dep. 7)
 //	A               A computeG(b, f(m), f(x^±)), |det A| = 1,     (line 13)
 //	                eta_A = 1 when lambda~ >= d                   (dep. 5)
 //	stop            pycma's tolfun over a full history, tolx      (dep. 4)
@@ -99,6 +101,15 @@ var hees2Row = strategyRow{
 //     with pycma's c_mu for hees's mu_eff (cmaRates), w_k^± the weights of
 //     the ranks of x_k^±. The weights minus 1/lambda~ sum to zero, so the
 //     term has mean zero under random selection.
+//  7. sigma is not raised in a generation whose mean's value is below
+//     every candidate's when the seven generations before were such too
+//     (meanBestGens). On the attractive sector (BBOB f6) in d = 40 the
+//     pair along p_s (departure 1) otherwise feeds a runaway: the forward
+//     point wins, p_s lengthens, sigma grows and the mean, the best point,
+//     stays behind, for dozens of generations until sigma is 10^5. A mean
+//     better than all its candidates says sigma is too large; from the
+//     first such generation on, the rule would bias sigma down on random
+//     values, where one generation in 2 lambda~ + 1 has it.
 //
 // Everything else (computeG with kappa = 3 and, for lambda~ < d, eta_A =
 // 0.5, mirrored sampling, the weights, c_s, d_s, the mean update,
@@ -187,6 +198,26 @@ func (h *hees2) sample() error {
 	return nil
 }
 
+// meanBestGens is the number of generations in a row whose mean is better
+// than every candidate from which hees2 no longer raises sigma (departure
+// 7). On random values such a generation has probability 1/(2 lambda~ +
+// 1), so a rule from the first one would bias sigma down; from the third
+// or the fifth on it still cost runs or evaluations on BBOB f7 and f18 in
+// d = 5 and 10, and from the eighth it does not, while it still stops the
+// runaway on f6 in d = 40 (docs/ALGORITHMS.md Section 17.3).
+const meanBestGens = 8
+
+// meanBest reports whether v[0], the mean's value, is below every
+// candidate's value v[1:].
+func meanBest(v []float64) bool {
+	for _, x := range v[1:] {
+		if !(v[0] < x) {
+			return false
+		}
+	}
+	return true
+}
+
 // nonZero reports whether some v_i is not zero.
 func nonZero(v []float64) bool {
 	for _, x := range v {
@@ -212,7 +243,18 @@ func (h *hees2) Tell(f []float64) error {
 		norm := h.cumulate()
 		// Departures 2 and 6: ln sigma <- ln sigma + (|p_s| - baseline)/(d_s chi_d)
 		// + (c_mu/2) sum_k (w_k^+ + w_k^- - 1/lambda~)(|b_k|^2/d - 1).
-		h.sigma *= xmath.Exp((norm-baseline)/float64(h.ds*h.chi) + h.lengths())
+		step := (norm-baseline)/float64(h.ds*h.chi) + h.lengths()
+		// Departure 7: not raised from the meanBestGens-th generation in a
+		// row whose mean is better than every candidate.
+		if meanBest(v) {
+			h.stallGens++
+		} else {
+			h.stallGens = 0
+		}
+		if h.stallGens >= meanBestGens {
+			step = min(step, 0)
+		}
+		h.sigma *= xmath.Exp(step)
 		h.ad.adapt(&h.core, &h.dense, v[0], v[1:])
 		h.correctMargin()
 	}

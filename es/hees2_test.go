@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/hees-dev/hees/linalg"
+	"github.com/hees-dev/hees/objectives"
 	"github.com/hees-dev/hees/rng"
 )
 
@@ -415,5 +416,52 @@ func TestHEES2Lengths(t *testing.T) {
 	}
 	if !(best > 0) {
 		t.Errorf("the best pair's weights %v - 1/lambda~ are not positive", best)
+	}
+}
+
+// TestHEES2SectorNoRunaway checks departure 7 on the attractive sector
+// (BBOB f6, instance 1) in d = 40, where the pair along p_s made sigma
+// grow for dozens of generations in a row while the mean stayed the best
+// point (docs/ALGORITHMS.md Section 17.3): over the first 100 generations
+// of seeds 1-3, sigma stays below 10 sigma0 (it reached 24, 15 and 482
+// sigma0 without departure 7, and stays below 3 with it) and the mean's
+// value below 10 times its starting value.
+func TestHEES2SectorNoRunaway(t *testing.T) {
+	const d = 40
+	p, err := objectives.NewBBOB(6, 1, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for seed := uint64(1); seed <= 3; seed++ {
+		s, err := New(HEES2, Config{Dim: d, Seed: seed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sigma0 := s.Sigma()
+		var pop linalg.Dense
+		var f []float64
+		maxSigma, f0, maxF := sigma0, math.NaN(), 0.0
+		for g := 0; g < 100 && s.Stop() == ""; g++ {
+			if err := s.Ask(&pop); err != nil {
+				t.Fatal(err)
+			}
+			rows, _ := pop.Dims()
+			f = f[:0]
+			for i := range rows {
+				f = append(f, p.Eval(pop.RawRow(i)))
+			}
+			if g == 0 {
+				f0 = f[0]
+			}
+			maxF = max(maxF, f[0])
+			if err := s.Tell(f); err != nil {
+				t.Fatal(err)
+			}
+			maxSigma = max(maxSigma, s.Sigma())
+		}
+		t.Logf("seed %d: max sigma/sigma0 %.3g, max f(m)/f(m_0) %.3g", seed, maxSigma/sigma0, maxF/f0)
+		if !(maxSigma < 10*sigma0) || !(maxF < 10*f0) {
+			t.Errorf("seed %d: sigma reached %.3g sigma0 and f(m) %.3g f(m_0): a runaway", seed, maxSigma/sigma0, maxF/f0)
+		}
 	}
 }
