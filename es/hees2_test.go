@@ -465,3 +465,61 @@ func TestHEES2SectorNoRunaway(t *testing.T) {
 		}
 	}
 }
+
+// TestHEES2MeanBestCountResumes checks that departure 7's count of
+// generations in a row whose mean beats every candidate is part of the
+// saved state: on the attractive sector in d = 40 (seed 3), a state saved
+// when the count is one short of meanBestGens resumes to the same sigma,
+// bit for bit, over the next 20 generations as the uninterrupted run.
+func TestHEES2MeanBestCountResumes(t *testing.T) {
+	const d = 40
+	p, err := objectives.NewBBOB(6, 1, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{Dim: d, Seed: 3}
+	s, err := New(HEES2, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pop linalg.Dense
+	var f []float64
+	step := func(s Strategy) {
+		t.Helper()
+		if err := s.Ask(&pop); err != nil {
+			t.Fatal(err)
+		}
+		rows, _ := pop.Dims()
+		f = f[:0]
+		for i := range rows {
+			f = append(f, p.Eval(pop.RawRow(i)))
+		}
+		if err := s.Tell(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for g := 0; s.(*hees2).stallGens != meanBestGens-1; g++ {
+		if g == 200 {
+			t.Fatalf("no generation with %d mean-best generations in a row in 200", meanBestGens-1)
+		}
+		step(s)
+	}
+	saved, err := s.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := New(HEES2, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.UnmarshalBinary(saved); err != nil {
+		t.Fatal(err)
+	}
+	for g := range 20 {
+		step(s)
+		step(r)
+		if a, b := s.Sigma(), r.Sigma(); math.Float64bits(a) != math.Float64bits(b) {
+			t.Fatalf("generation %d after the save: sigma %x uninterrupted, %x resumed", g, a, b)
+		}
+	}
+}
