@@ -423,9 +423,11 @@ func TestHEES2Lengths(t *testing.T) {
 // (BBOB f6, instance 1) in d = 40, where the pair along p_s made sigma
 // grow for dozens of generations in a row while the mean stayed the best
 // point (docs/ALGORITHMS.md Section 17.3): over the first 100 generations
-// of seeds 1-3, sigma stays below 10 sigma0 (it reached 24, 15 and 482
-// sigma0 without departure 7, and stays below 3 with it) and the mean's
-// value below 10 times its starting value.
+// of seeds 1-3, sigma stays below 100 sigma0 and the mean's value below 10
+// times its starting value. With departures 7 and 8 sigma reaches at most
+// 24 sigma0 and the mean's value never rises above its start; with
+// departure 8 alone sigma reached 7.5, 12,200 and 1,190 sigma0 and the
+// mean's value 1, 41,500 and 542 times its start.
 func TestHEES2SectorNoRunaway(t *testing.T) {
 	const d = 40
 	p, err := objectives.NewBBOB(6, 1, d)
@@ -460,7 +462,7 @@ func TestHEES2SectorNoRunaway(t *testing.T) {
 			maxSigma = max(maxSigma, s.Sigma())
 		}
 		t.Logf("seed %d: max sigma/sigma0 %.3g, max f(m)/f(m_0) %.3g", seed, maxSigma/sigma0, maxF/f0)
-		if !(maxSigma < 10*sigma0) || !(maxF < 10*f0) {
+		if !(maxSigma < 100*sigma0) || !(maxF < 10*f0) {
 			t.Errorf("seed %d: sigma reached %.3g sigma0 and f(m) %.3g f(m_0): a runaway", seed, maxSigma/sigma0, maxF/f0)
 		}
 	}
@@ -543,14 +545,14 @@ func sectorQuadratic(x []float64) float64 {
 }
 
 // TestHEES2SectorQuadratic checks that hees2 solves the sector quadratic in
-// d = 10 and 20 from its defaults (seed 1) within 10^5 evaluations (it
-// takes 5,841 and 24,687; cmaes 3,490 and 9,336). In d = 40 it does not:
-// the condition of A A^T grows past 10^10 and the run stops by the
-// condition of C after 5·10^5 evaluations 0.06 above the optimum, as the
-// paper's hees stops by tolfun 3e-6 above it, where cmaes needs 29,580
-// (docs/ALGORITHMS.md Section 17.3).
+// d = 10, 20 and 40 from its defaults (seed 1) within 10^5 evaluations: it
+// takes 5,841, 13,182 and 47,955 (cmaes 3,490, 9,336 and 29,580). Before
+// departure 8 it took 24,687 in d = 20, and in d = 40 the condition of
+// A A^T grew past 10^10 and the run stopped by the condition of C after
+// 5·10^5 evaluations 0.06 above the optimum, as the paper's hees stops by
+// tolfun 3e-6 above it (docs/ALGORITHMS.md Section 17.3).
 func TestHEES2SectorQuadratic(t *testing.T) {
-	for _, d := range []int{10, 20} {
+	for _, d := range []int{10, 20, 40} {
 		s, err := New(HEES2, Config{Dim: d, Seed: 1})
 		if err != nil {
 			t.Fatal(err)
