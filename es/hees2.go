@@ -29,7 +29,7 @@ var hees2Row = strategyRow{
 	population: func(d int) int { return min(defaultPairs(d), d) }, // departure 3
 	tuning:     []tuning{tuneKappa, tuneEtaA, tuneCS, tuneDS},
 	tolFun:     1e-11, // pycma's tolfun, departure 4
-	defaults:   func(cfg *Config) error { return hees2Defaults(cfg, partialFrameEtaA(cfg.Dim)) },
+	defaults:   hees2Defaults,
 	memory:     func(cfg Config) float64 { return denseMemory(cfg.Dim, 2*cfg.Pairs+1) },
 	zero:       func() strategy { return new(hees2) },
 	// A quarter of CMAwM's 1/(lambda d) with lambda = 2 lambda~, the
@@ -37,27 +37,22 @@ var hees2Row = strategyRow{
 	margin: func(cfg Config) float64 { return 1 / float64(8*cfg.Pairs*cfg.Dim) },
 }
 
-// hees2Defaults resolves the defaults of hees2 and lqhees: computeG with
+// hees2Defaults resolves hees2's defaults (lqhees's too): computeG with
 // kappa = 3 and eta_A = 1 when the pairs fill a frame (departure 5), else
-// partial; c_s and d_s as hees.
-func hees2Defaults(cfg *Config, partial float64) error {
-	etaA := partial
-	if cfg.Pairs >= cfg.Dim {
+// the paper's 0.5 up to d = 10 and 0.5 sqrt(10/d) above (departure 8); c_s
+// and d_s as hees.
+func hees2Defaults(cfg *Config) error {
+	etaA := 0.5
+	switch {
+	case cfg.Pairs >= cfg.Dim:
 		etaA = 1 // full frames, departure 5
+	case cfg.Dim > 10:
+		etaA = 0.5 * math.Sqrt(10/float64(cfg.Dim)) // departure 8
 	}
 	if err := resolveComputeG(cfg, 3, etaA); err != nil {
 		return err
 	}
 	return resolveCSA(cfg)
-}
-
-// partialFrameEtaA is hees2's eta_A when the pairs do not fill a frame:
-// the paper's 0.5 up to d = 10, 0.5 sqrt(10/d) above (departure 8).
-func partialFrameEtaA(d int) float64 {
-	if d <= 10 {
-		return 0.5
-	}
-	return 0.5 * math.Sqrt(10/float64(d))
 }
 
 // hees2 is the full HE-ES of Algorithm 1 (docs/ALGORITHMS.md Section 4)

@@ -25,7 +25,7 @@ var lqheesRow = strategyRow{
 	population: func(d int) int { return min(defaultPairs(d), d) }, // hees2's
 	tuning:     []tuning{tuneKappa, tuneEtaA, tuneCS, tuneDS},
 	tolFun:     1e-11,
-	defaults:   func(cfg *Config) error { return hees2Defaults(cfg, 0.5) }, // without hees2's departure 8
+	defaults:   hees2Defaults, // hees2's
 	memory: func(cfg Config) float64 {
 		return denseMemory(cfg.Dim, 2*cfg.Pairs+1) + lqMemory(cfg.Dim, 2*cfg.Pairs+1)
 	},
@@ -57,7 +57,7 @@ var lqheesRow = strategyRow{
 //	        value among them); when every candidate is evaluated, with the
 //	        true values; then hees2's update (ranks, mean, step size,
 //	        A, stop criteria) with those values, without hees2's
-//	        departures 7 and 8 (lqhees's measurements predate them)
+//	        departure 7 (lqhees's measurements predate it)
 //
 // The model's values are a function of the true values, not of their
 // ranks: lqhees gives up the invariance of hees2 (and of CMA-ES) to
