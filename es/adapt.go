@@ -103,7 +103,7 @@ func (ad *adaptation) orthogonalise() error {
 
 // transform computes A u_k for every direction, shared by the two mirrored
 // candidates and the update of A, O(k d^2): the k products in one
-// DotRows, which reads A once for every four directions.
+// DotRows, which reads A from memory once for all of them.
 func (ad *adaptation) transform(a *linalg.Dense) {
 	ad.au.DotRows(&ad.u, a) // row k is MulVec(A, u_k) bit for bit
 }

@@ -70,7 +70,7 @@ func hees2Defaults(cfg *Config) error {
 //	                + (c_mu/2) sum_k (w_k^+ + w_k^- - 1/lambda~)
 //	                (|b_k|^2/d - 1))                              (dep. 6)
 //	                not raised from the 8th generation in a row
-//	                whose mean beats every candidate             (dep. 7)
+//	                whose mean beats every candidate              (dep. 7)
 //	A               A computeG(b, f(m), f(x^±)), |det A| = 1,     (line 13)
 //	                eta_A = 1 when lambda~ >= d                   (dep. 5)
 //	                else 0.5 min(1, sqrt(10/d))                   (dep. 8)
@@ -127,12 +127,13 @@ func hees2Defaults(cfg *Config) error {
 //     sector quadratic whose Hessian has a condition of at most 10^5,
 //     cond(A A^T) passes 10^10 in d = 40 and the run never converges
 //     (BBOB f6 in d = 40: 0 runs of 15 solved, 15 with the smaller rate).
-//     The price is a slower learning of A on convex quadratics: about
-//     1.1-1.25 times the evaluations on the ellipsoids in d = 20 to 80.
+//     The price is a slower learning of A on convex quadratics: 1.1-1.25
+//     times the evaluations on the ellipsoids in d = 20 and 40, 1.3 in
+//     d = 80.
 //
-// Everything else (computeG with kappa = 3, mirrored sampling, the weights, c_s, d_s, the mean update,
-// |det A| = 1) is Algorithm 1 as hees runs it; hees2 embeds hees and calls
-// its parts.
+// Everything else (computeG with kappa = 3, mirrored sampling, the
+// weights, c_s, d_s, the mean update, |det A| = 1) is Algorithm 1 as hees
+// runs it; hees2 embeds hees and calls its parts.
 type hees2 struct {
 	hees
 	alongPath bool    // whether the first block has room for p_s and another direction
