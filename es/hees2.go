@@ -248,8 +248,8 @@ func nonZero(v []float64) bool {
 }
 
 // Tell takes the values of the rows of the last Ask and performs one
-// generation: lines 14-17 and 13 as hees, the step size by departures 2
-// and 6 and the stop criteria with departure 4.
+// generation: lines 14-17 and 13 as hees, the step size by departures 2,
+// 6 and 7 and the stop criteria with departure 4.
 func (h *hees2) Tell(f []float64) error {
 	if err := h.checkTell(f, h.PopulationSize()); err != nil {
 		return err

@@ -435,30 +435,17 @@ func TestHEES2SectorNoRunaway(t *testing.T) {
 		t.Fatal(err)
 	}
 	for seed := uint64(1); seed <= 3; seed++ {
-		s, err := New(HEES2, Config{Dim: d, Seed: seed})
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := stNew(t, HEES2, Config{Dim: d, Seed: seed})
 		sigma0 := s.Sigma()
 		var pop linalg.Dense
 		var f []float64
 		maxSigma, f0, maxF := sigma0, math.NaN(), 0.0
 		for g := 0; g < 100 && s.Stop() == ""; g++ {
-			if err := s.Ask(&pop); err != nil {
-				t.Fatal(err)
-			}
-			rows, _ := pop.Dims()
-			f = f[:0]
-			for i := range rows {
-				f = append(f, p.Eval(pop.RawRow(i)))
-			}
+			f = stGeneration(t, s, p.Eval, &pop, f)
 			if g == 0 {
 				f0 = f[0]
 			}
 			maxF = max(maxF, f[0])
-			if err := s.Tell(f); err != nil {
-				t.Fatal(err)
-			}
 			maxSigma = max(maxSigma, s.Sigma())
 		}
 		t.Logf("seed %d: max sigma/sigma0 %.3g, max f(m)/f(m_0) %.3g", seed, maxSigma/sigma0, maxF/f0)
@@ -480,46 +467,26 @@ func TestHEES2MeanBestCountResumes(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := Config{Dim: d, Seed: 3}
-	s, err := New(HEES2, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := stNew(t, HEES2, cfg)
 	var pop linalg.Dense
 	var f []float64
-	step := func(s Strategy) {
-		t.Helper()
-		if err := s.Ask(&pop); err != nil {
-			t.Fatal(err)
-		}
-		rows, _ := pop.Dims()
-		f = f[:0]
-		for i := range rows {
-			f = append(f, p.Eval(pop.RawRow(i)))
-		}
-		if err := s.Tell(f); err != nil {
-			t.Fatal(err)
-		}
-	}
 	for g := 0; s.(*hees2).stallGens != meanBestGens-1; g++ {
 		if g == 200 {
 			t.Fatalf("no generation with %d mean-best generations in a row in 200", meanBestGens-1)
 		}
-		step(s)
+		f = stGeneration(t, s, p.Eval, &pop, f)
 	}
 	saved, err := s.MarshalBinary()
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := New(HEES2, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := stNew(t, HEES2, cfg)
 	if err := r.UnmarshalBinary(saved); err != nil {
 		t.Fatal(err)
 	}
 	for g := range 20 {
-		step(s)
-		step(r)
+		f = stGeneration(t, s, p.Eval, &pop, f)
+		f = stGeneration(t, r, p.Eval, &pop, f)
 		if a, b := s.Sigma(), r.Sigma(); math.Float64bits(a) != math.Float64bits(b) {
 			t.Fatalf("generation %d after the save: sigma %x uninterrupted, %x resumed", g, a, b)
 		}
@@ -553,27 +520,14 @@ func sectorQuadratic(x []float64) float64 {
 // tolfun 3e-6 above it (docs/ALGORITHMS.md Section 17.3).
 func TestHEES2SectorQuadratic(t *testing.T) {
 	for _, d := range []int{10, 20, 40} {
-		s, err := New(HEES2, Config{Dim: d, Seed: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := stNew(t, HEES2, Config{Dim: d, Seed: 1})
 		var pop linalg.Dense
 		var f []float64
 		best, evals := math.Inf(1), 0
 		for evals < 100_000 && best > 1e-8 && s.Stop() == "" {
-			if err := s.Ask(&pop); err != nil {
-				t.Fatal(err)
-			}
-			rows, _ := pop.Dims()
-			f = f[:0]
-			for i := range rows {
-				f = append(f, sectorQuadratic(pop.RawRow(i)))
-				best = min(best, f[i])
-			}
-			if err := s.Tell(f); err != nil {
-				t.Fatal(err)
-			}
-			evals += rows
+			f = stGeneration(t, s, sectorQuadratic, &pop, f)
+			best = min(best, slices.Min(f))
+			evals += len(f)
 		}
 		t.Logf("d=%d: %d evaluations, best %.3g, stop %q", d, evals, best, s.Stop())
 		if !(best <= 1e-8) {
