@@ -121,8 +121,10 @@ type Config struct {
 	CS float64
 	// DS is the damping d_s of the full HE-ES's step-size adaptation,
 	// positive. 0 means 1 + c_s + 2 max(0, sqrt((mu_eff - 1)/(d + 1)) - 1)
-	// (docs/ALGORITHMS.md Section 4, reference code). Only for hees and
-	// hees2.
+	// (docs/ALGORITHMS.md Section 4, reference code); for hees2 in d > 10,
+	// times (Pairs/lambda~_0)^(1/4) when Pairs exceeds its default
+	// lambda~_0 (docs/ALGORITHMS.md Section 17, departure 9). Only for
+	// hees and hees2.
 	DS float64
 	// CSigma is the success factor c_sigma > 1 of the 1/5 rule of es11 and
 	// hees14 (Algorithm 4): a success multiplies sigma by c_sigma, a failure

@@ -535,3 +535,86 @@ func TestHEES2SectorQuadratic(t *testing.T) {
 		}
 	}
 }
+
+// schafferRings is BBOB's Schaffer F7 with condition 1000 (f18) without
+// its rotations, shift, asymmetry and penalty: the mean of sqrt(s_i) (1 +
+// sin^2(50 s_i^0.2)) squared, s_i = |(z_i, z_i+1)|, z_i = 1000^(i/(2(d-1)))
+// x_i. Its minimum 0 at the origin is ringed by local minima at every
+// scale.
+func schafferRings(x []float64) float64 {
+	d := len(x)
+	var sum float64
+	prev := 0.0
+	for i, v := range x {
+		z := math.Pow(1000, 0.5*float64(i)/float64(d-1)) * v
+		if i > 0 {
+			s := math.Hypot(prev, z)
+			r := math.Sin(50 * math.Pow(s, 0.2))
+			sum += math.Sqrt(s) * (1 + r*r)
+		}
+		prev = z
+	}
+	m := sum / float64(d-1)
+	return m * m
+}
+
+// TestHEES2RingsLargePopulation checks departure 9 on schafferRings in
+// d = 40 with 224 pairs, the population of IPOP's fifth restart (x0 = 1,
+// seeds 1-3): hees2 reaches 1e-8 in 95,188-101,474 evaluations. With
+// hees's d_s (the departure undone by giving Config.DS) sigma falls faster
+// than f, the run settles in a ring and stops by tolx 9.2e-7 to 5.5e-4
+// above the minimum after 91,596-95,637 evaluations (docs/ALGORITHMS.md
+// Section 17.4).
+func TestHEES2RingsLargePopulation(t *testing.T) {
+	for seed := uint64(1); seed <= 3; seed++ {
+		s := stNew(t, HEES2, Config{Dim: 40, Seed: seed, Pairs: 224, X0: slices.Repeat([]float64{1}, 40)})
+		var pop linalg.Dense
+		var f []float64
+		best, evals := math.Inf(1), 0
+		for evals < 150_000 && best > 1e-8 && s.Stop() == "" {
+			f = stGeneration(t, s, schafferRings, &pop, f)
+			best = min(best, slices.Min(f))
+			evals += len(f)
+		}
+		t.Logf("seed %d: %d evaluations, best %.3g, stop %q", seed, evals, best, s.Stop())
+		if !(best <= 1e-8) {
+			t.Errorf("seed %d: best %.3g after %d evaluations (stop %q), want 1e-8", seed, best, evals, s.Stop())
+		}
+	}
+}
+
+// TestHEES2DampingGrowsWithPairs checks departure 9's d_s: hees's up to
+// the default number of pairs and in d <= 10, times (lambda~/lambda~_0)^(1/4)
+// above in d > 10, and Config.DS as given.
+func TestHEES2DampingGrowsWithPairs(t *testing.T) {
+	for _, tc := range []struct {
+		dim, pairs int
+		ds         float64 // 0: resolved
+		factor     float64
+	}{
+		{10, 0, 0, 1},
+		{10, 80, 0, 1},
+		{20, 0, 0, 1},
+		{20, 3, 0, 1},
+		{20, 6 * 16, 0, 2},
+		{40, 7 * 81, 0, 3},
+		{40, 7 * 16, 1.5, 0},
+	} {
+		cfg := Config{Dim: tc.dim, Pairs: tc.pairs, DS: tc.ds}
+		got, err := resolve(HEES2, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		paper := Config{Dim: tc.dim, Pairs: got.Pairs}
+		if err := resolveCSA(&paper); err != nil {
+			t.Fatal(err)
+		}
+		want := paper.DS * tc.factor
+		if tc.ds != 0 {
+			want = tc.ds
+		}
+		if math.Abs(got.DS-want) > 1e-12*want {
+			t.Errorf("d=%d pairs=%d DS=%v: d_s = %v, want %v", tc.dim, tc.pairs, tc.ds, got.DS, want)
+		}
+	}
+}

@@ -22,7 +22,7 @@ var lqheesRow = strategyRow{
 		Transform:  true,
 		MinDim:     2,
 	},
-	population: func(d int) int { return min(defaultPairs(d), d) }, // hees2's
+	population: hees2Pairs,
 	tuning:     []tuning{tuneKappa, tuneEtaA, tuneCS, tuneDS},
 	tolFun:     1e-11,
 	defaults:   hees2Defaults, // hees2's
