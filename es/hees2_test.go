@@ -521,14 +521,7 @@ func sectorQuadratic(x []float64) float64 {
 func TestHEES2SectorQuadratic(t *testing.T) {
 	for _, d := range []int{10, 20, 40} {
 		s := stNew(t, HEES2, Config{Dim: d, Seed: 1})
-		var pop linalg.Dense
-		var f []float64
-		best, evals := math.Inf(1), 0
-		for evals < 100_000 && best > 1e-8 && s.Stop() == "" {
-			f = stGeneration(t, s, sectorQuadratic, &pop, f)
-			best = min(best, slices.Min(f))
-			evals += len(f)
-		}
+		best, evals := stRunTo(t, s, sectorQuadratic, 1e-8, 100_000)
 		t.Logf("d=%d: %d evaluations, best %.3g, stop %q", d, evals, best, s.Stop())
 		if !(best <= 1e-8) {
 			t.Errorf("d=%d: best %.3g after %d evaluations (stop %q), want 1e-8", d, best, evals, s.Stop())
@@ -568,14 +561,7 @@ func schafferRings(x []float64) float64 {
 func TestHEES2RingsLargePopulation(t *testing.T) {
 	for seed := uint64(1); seed <= 3; seed++ {
 		s := stNew(t, HEES2, Config{Dim: 40, Seed: seed, Pairs: 224, X0: slices.Repeat([]float64{1}, 40)})
-		var pop linalg.Dense
-		var f []float64
-		best, evals := math.Inf(1), 0
-		for evals < 150_000 && best > 1e-8 && s.Stop() == "" {
-			f = stGeneration(t, s, schafferRings, &pop, f)
-			best = min(best, slices.Min(f))
-			evals += len(f)
-		}
+		best, evals := stRunTo(t, s, schafferRings, 1e-8, 150_000)
 		t.Logf("seed %d: %d evaluations, best %.3g, stop %q", seed, evals, best, s.Stop())
 		if !(best <= 1e-8) {
 			t.Errorf("seed %d: best %.3g after %d evaluations (stop %q), want 1e-8", seed, best, evals, s.Stop())

@@ -65,6 +65,21 @@ func stGeneration(t testing.TB, s Strategy, f func([]float64) float64, pop *lina
 	return vals
 }
 
+// stRunTo runs s on f until a value reaches target, maxEvals evaluations
+// are spent or s stops, and returns the best value and the evaluations.
+func stRunTo(t testing.TB, s Strategy, f func([]float64) float64, target float64, maxEvals int) (best float64, evals int) {
+	t.Helper()
+	var pop linalg.Dense
+	var vals []float64
+	best = math.Inf(1)
+	for evals < maxEvals && best > target && s.Stop() == "" {
+		vals = stGeneration(t, s, f, &pop, vals)
+		best = min(best, slices.Min(vals))
+		evals += len(vals)
+	}
+	return best, evals
+}
+
 func TestNewErrors(t *testing.T) {
 	nan, inf := math.NaN(), math.Inf(1)
 	singular := linalg.NewDense(2, 2, []float64{1, 2, 2, 4})
