@@ -604,3 +604,50 @@ func TestHEES2DampingGrowsWithPairs(t *testing.T) {
 		}
 	}
 }
+
+// TestHEES2IPOPResumeLargePopulation checks that a saved IPOP of hees2 in
+// d = 20 resumes bit for bit after its second restart, where departure 9's
+// d_s is in force (the restored inner run must keep it, not apply it twice
+// or drop it), and that the damping is the one the restart's pairs call for.
+func TestHEES2IPOPResumeLargePopulation(t *testing.T) {
+	w, err := NewIPOP(HEES2, Config{Dim: 20, Seed: 4, Sigma0: 2, Box: 5}, IPOPConfig{MaxRestarts: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := plateau(0.02)
+	var pop, pop2 linalg.Dense
+	for w.Restarts() < 2 && w.Stop() == "" {
+		askTellGeneration(t, w, f, &pop)
+	}
+	if w.Restarts() < 2 {
+		t.Fatalf("stopped (%q) before its second restart", w.Stop())
+	}
+	inner := w.inner.(*hees2)
+	paper := Config{Dim: 20, Pairs: inner.pairs}
+	if err := resolveCSA(&paper); err != nil {
+		t.Fatal(err)
+	}
+	if want := paper.DS * math.Sqrt(math.Sqrt(float64(inner.pairs)/float64(hees2Pairs(20)))); inner.ds != want || inner.pairs != 4*hees2Pairs(20) {
+		t.Fatalf("restart 2: %d pairs, d_s = %v, want %d pairs and %v", inner.pairs, inner.ds, 4*hees2Pairs(20), want)
+	}
+	data, err := w.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Load(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for g := 0; g < 300 && w.Stop() == ""; g++ {
+		askTellGeneration(t, w, f, &pop)
+		askTellGeneration(t, s, f, &pop2)
+		if matrixLines(&pop) != matrixLines(&pop2) {
+			t.Fatalf("generation %d: the restored run differs", w.Generation())
+		}
+	}
+	a, _ := w.MarshalBinary()
+	b, _ := s.MarshalBinary()
+	if string(a) != string(b) {
+		t.Error("final states differ")
+	}
+}
