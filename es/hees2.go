@@ -157,13 +157,12 @@ func hees2OwnDefaults(cfg *Config) error {
 //     d = 40 each restart settles in one of Schaffer's rings 1e-5 to 1e-2
 //     above f* (0 runs of 15 solved, 9 with the departure). The price is
 //     more evaluations per restart: Rastrigin (f15) and Weierstrass (f16)
-//     lose runs in d = 20 and 40, and in d <= 10, where they and f20 and
-//     f23 lost more than the rest gained, d_s is hees's.
+//     lose runs in d = 20. In d <= 10, where they and f20 and f23 lost
+//     more runs than the others gained, d_s stays hees's.
 //
 // Everything else (computeG with kappa = 3, mirrored sampling, the
 // weights, c_s, d_s up to lambda~_0 pairs, the mean update, |det A| = 1)
-// is Algorithm 1 as hees
-// runs it; hees2 embeds hees and calls its parts.
+// is Algorithm 1 as hees runs it; hees2 embeds hees and calls its parts.
 type hees2 struct {
 	hees
 	alongPath bool    // whether the first block has room for p_s and another direction
