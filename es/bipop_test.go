@@ -124,51 +124,31 @@ func TestBIPOPMatchesPlainStrategyUntilRestart(t *testing.T) {
 // restarts) and ends in the same state.
 func TestBIPOPSaveResume(t *testing.T) {
 	for _, name := range []string{"cmaes", "hees", "hees2"} {
-		w, err := NewBIPOP(name, Config{Dim: 3, Seed: 4}, BIPOPConfig{MaxRestarts: 3})
-		if err != nil {
-			t.Fatal(err)
-		}
-		f := plateau(0.02)
-		var pop, pop2 linalg.Dense
-		saved := map[bool]bool{}
-		for g := 0; w.Stop() == "" && g < 20000; g++ {
-			askTellGeneration(t, w, f, &pop)
-			if g%7 != 3 || w.Restarts() == 0 {
-				continue
-			}
-			data, err := w.MarshalBinary()
+		t.Run(name, func(t *testing.T) {
+			w, err := NewBIPOP(name, Config{Dim: 3, Seed: 4}, BIPOPConfig{MaxRestarts: 3})
 			if err != nil {
 				t.Fatal(err)
 			}
-			s, err := Load(data)
-			if err != nil {
-				t.Fatal(err)
-			}
-			r, ok := s.(*BIPOP)
-			if !ok || r.Name() != w.Name() || r.Restarts() != w.Restarts() || r.Small() != w.Small() || r.Evals() != w.Evals() {
-				t.Fatalf("%s: Load gave %T %q", name, s, s.Name())
-			}
-			saved[w.Small()] = true
-			// Run the restored copy beside the original for 30 generations.
-			for range 30 {
-				if w.Stop() != "" {
-					break
-				}
+			f := plateau(0.02)
+			var pop linalg.Dense
+			saved := map[bool]bool{}
+			for g := 0; w.Stop() == "" && g < 20000; g++ {
 				askTellGeneration(t, w, f, &pop)
-				askTellGeneration(t, r, f, &pop2)
-				if matrixLines(&pop) != matrixLines(&pop2) {
-					t.Fatalf("%s generation %d: the restored copy differs", name, w.Generation())
+				if g%7 != 3 || w.Restarts() == 0 {
+					continue
 				}
+				s := stReload(t, w)
+				r, ok := s.(*BIPOP)
+				if !ok || r.Name() != w.Name() || r.Restarts() != w.Restarts() || r.Small() != w.Small() || r.Evals() != w.Evals() {
+					t.Fatalf("Load gave %T %q", s, s.Name())
+				}
+				saved[w.Small()] = true
+				stLockstep(t, w, r, f, 30, nil) // the restored copy beside the original
 			}
-			a, _ := w.MarshalBinary()
-			b, _ := r.MarshalBinary()
-			if string(a) != string(b) || r.Stop() != w.Stop() {
-				t.Fatalf("%s: the restored copy ends in another state", name)
+			if !saved[true] || !saved[false] {
+				t.Errorf("states saved in small runs %v, in large runs %v; want both", saved[true], saved[false])
 			}
-		}
-		if !saved[true] || !saved[false] {
-			t.Errorf("%s: states saved in small runs %v, in large runs %v; want both", name, saved[true], saved[false])
-		}
+		})
 	}
 }
 
@@ -181,30 +161,12 @@ func TestBIPOPResumeBitIdentical(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := plateau(0.02)
-	var pop, pop2 linalg.Dense
+	var pop linalg.Dense
 	for w.Restarts() < 3 {
 		askTellGeneration(t, w, f, &pop)
 	}
-	data, err := w.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := Load(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for w.Stop() == "" {
-		askTellGeneration(t, w, f, &pop)
-		askTellGeneration(t, s, f, &pop2)
-		if matrixLines(&pop) != matrixLines(&pop2) || w.Restarts() != s.(*BIPOP).Restarts() {
-			t.Fatalf("generation %d: the restored run differs", w.Generation())
-		}
-	}
-	a, _ := w.MarshalBinary()
-	b, _ := s.MarshalBinary()
-	if s.Stop() != w.Stop() || string(a) != string(b) {
-		t.Errorf("final states differ (stop %q, %q)", w.Stop(), s.Stop())
-	}
+	s := stReload(t, w)
+	stLockstep(t, w, s, f, math.MaxInt, func() bool { return w.Restarts() == s.(*BIPOP).Restarts() })
 }
 
 // TestBIPOPWorkers runs Minimize with 1 and 4 workers: the results agree

@@ -569,6 +569,17 @@ func TestHEES2RingsLargePopulation(t *testing.T) {
 	}
 }
 
+// heesDS returns hees's d_s in dim dimensions with the given pairs, the
+// damping departure 9 multiplies.
+func heesDS(t *testing.T, dim, pairs int) float64 {
+	t.Helper()
+	cfg := Config{Dim: dim, Pairs: pairs}
+	if err := resolveCSA(&cfg); err != nil {
+		t.Fatal(err)
+	}
+	return cfg.DS
+}
+
 // TestHEES2DampingGrowsWithPairs checks departure 9's d_s: hees's up to
 // the default number of pairs and in d <= 10, times (lambda~/lambda~_0)^(1/4)
 // above in d > 10, and Config.DS as given.
@@ -591,11 +602,7 @@ func TestHEES2DampingGrowsWithPairs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		paper := Config{Dim: tc.dim, Pairs: got.Pairs}
-		if err := resolveCSA(&paper); err != nil {
-			t.Fatal(err)
-		}
-		want := paper.DS * tc.factor
+		want := heesDS(t, tc.dim, got.Pairs) * tc.factor
 		if tc.ds != 0 {
 			want = tc.ds
 		}
@@ -615,7 +622,7 @@ func TestHEES2IPOPResumeLargePopulation(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := plateau(0.02)
-	var pop, pop2 linalg.Dense
+	var pop linalg.Dense
 	for w.Restarts() < 2 && w.Stop() == "" {
 		askTellGeneration(t, w, f, &pop)
 	}
@@ -623,31 +630,8 @@ func TestHEES2IPOPResumeLargePopulation(t *testing.T) {
 		t.Fatalf("stopped (%q) before its second restart", w.Stop())
 	}
 	inner := w.inner.(*hees2)
-	paper := Config{Dim: 20, Pairs: inner.pairs}
-	if err := resolveCSA(&paper); err != nil {
-		t.Fatal(err)
-	}
-	if want := paper.DS * math.Sqrt(math.Sqrt(float64(inner.pairs)/float64(hees2Pairs(20)))); inner.ds != want || inner.pairs != 4*hees2Pairs(20) {
+	if want := heesDS(t, 20, inner.pairs) * math.Sqrt(math.Sqrt(float64(inner.pairs)/float64(hees2Pairs(20)))); inner.ds != want || inner.pairs != 4*hees2Pairs(20) {
 		t.Fatalf("restart 2: %d pairs, d_s = %v, want %d pairs and %v", inner.pairs, inner.ds, 4*hees2Pairs(20), want)
 	}
-	data, err := w.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := Load(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for g := 0; g < 300 && w.Stop() == ""; g++ {
-		askTellGeneration(t, w, f, &pop)
-		askTellGeneration(t, s, f, &pop2)
-		if matrixLines(&pop) != matrixLines(&pop2) {
-			t.Fatalf("generation %d: the restored run differs", w.Generation())
-		}
-	}
-	a, _ := w.MarshalBinary()
-	b, _ := s.MarshalBinary()
-	if string(a) != string(b) {
-		t.Error("final states differ")
-	}
+	stLockstep(t, w, stReload(t, w), f, 300, nil)
 }

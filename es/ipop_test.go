@@ -408,14 +408,7 @@ func TestLoadIPOP(t *testing.T) {
 	for range 5 {
 		askTellGeneration(t, w, sphere, &pop)
 	}
-	data, err := w.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := Load(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := stReload(t, w)
 	if _, ok := s.(*IPOP); !ok || s.Name() != w.Name() || s.Generation() != w.Generation() {
 		t.Fatalf("Load gave %T %q at generation %d, want *IPOP %q at %d", s, s.Name(), s.Generation(), w.Name(), w.Generation())
 	}

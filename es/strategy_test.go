@@ -80,6 +80,41 @@ func stRunTo(t testing.TB, s Strategy, f func([]float64) float64, target float64
 	return best, evals
 }
 
+// stReload saves s and returns what Load makes of the state.
+func stReload(t testing.TB, s Strategy) Strategy {
+	t.Helper()
+	data, err := s.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Load(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// stLockstep runs a and its restored copy b on f side by side until a
+// stops or gens generations pass: every generation both must ask the same
+// points (and same, if not nil, must hold), and at the end their stop
+// reasons and saved states must be equal.
+func stLockstep(t *testing.T, a, b Strategy, f func([]float64) float64, gens int, same func() bool) {
+	t.Helper()
+	var pa, pb linalg.Dense
+	for g := 0; g < gens && a.Stop() == ""; g++ {
+		askTellGeneration(t, a, f, &pa)
+		askTellGeneration(t, b, f, &pb)
+		if matrixLines(&pa) != matrixLines(&pb) || (same != nil && !same()) {
+			t.Fatalf("generation %d: the restored run differs", a.Generation())
+		}
+	}
+	sa, _ := a.MarshalBinary()
+	sb, _ := b.MarshalBinary()
+	if a.Stop() != b.Stop() || string(sa) != string(sb) {
+		t.Fatalf("final states differ (stop %q, %q)", a.Stop(), b.Stop())
+	}
+}
+
 func TestNewErrors(t *testing.T) {
 	nan, inf := math.NaN(), math.Inf(1)
 	singular := linalg.NewDense(2, 2, []float64{1, 2, 2, 4})
