@@ -84,7 +84,8 @@ type Config struct {
 	Margin float64
 	// Pairs is the number of mirrored pairs lambda~ of the full HE-ES; 0
 	// means floor(2 + 1.5 ln d) (docs/ALGORITHMS.md Section 4), for hees2
-	// at most d. IPOP doubles it.
+	// and lqhees at most d, for lmhees floor(4 + 1.5 ln d), at most d
+	// (docs/ALGORITHMS.md Section 21.1). IPOP doubles it.
 	// The other strategies have a fixed population and require 0.
 	Pairs int
 	// Lambda is the population size lambda of the (mu/mu_w, lambda)-CMA-ES
@@ -101,30 +102,30 @@ type Config struct {
 
 	// Kappa is the trust-region ratio kappa of computeG (Algorithm 3): the
 	// curvature estimates are raised to at least max(h)/kappa. It must be at
-	// least 1; +Inf switches the trust region off. 0 means 3 for hees and
-	// hees2 (the reference code's "maxupdate", docs/ALGORITHMS.md Section 3)
-	// and +Inf for hees14 (the analysed setting, docs/ALGORITHMS.md Section
+	// least 1; +Inf switches the trust region off. 0 means 3 for hees,
+	// hees2, lqhees and lmhees (the reference code's "maxupdate",
+	// docs/ALGORITHMS.md Section 3) and +Inf for hees14 (the analysed setting, docs/ALGORITHMS.md Section
 	// 13 item 2, where A stays unchanged when a curvature estimate is not
-	// positive). Only for hees, hees2 and hees14.
+	// positive). Only for hees, hees2, lqhees, lmhees and hees14.
 	Kappa float64
 	// EtaA is the learning rate eta_A of computeG (Algorithm 3), positive.
-	// 0 means 0.5 for hees and hees2 (the reference code's lr,
-	// docs/ALGORITHMS.md Section 3) and 1 for hees14 (the analysed setting,
-	// Section 13 item 2); for hees2 with Pairs >= Dim (every generation's
-	// first block a full frame) it means 1 (docs/ALGORITHMS.md Section 17).
-	// Only for hees, hees2 and hees14.
+	// 0 means 0.5 for hees (the reference code's lr, docs/ALGORITHMS.md
+	// Section 3), 1 for hees14 (the analysed setting, Section 13 item 2)
+	// and lmhees (Section 21.1); for hees2 and lqhees it means 1 with
+	// Pairs >= Dim (every generation's first block a full frame), otherwise
+	// 0.5 up to d = 10 and 0.5 sqrt(10/d) above (Section 17). Only for hees, hees2, lqhees, lmhees and hees14.
 	EtaA float64
 	// CS is the cumulation constant c_s of the full HE-ES's step-size
 	// adaptation, in (0, 1]. 0 means (mu_eff^mirr + 2)/(d + mu_eff^mirr + 3)
-	// (docs/ALGORITHMS.md Section 4, reference code). Only for hees and
-	// hees2.
+	// (docs/ALGORITHMS.md Section 4, reference code). Only for hees,
+	// hees2, lqhees and lmhees.
 	CS float64
 	// DS is the damping d_s of the full HE-ES's step-size adaptation,
 	// positive. 0 means 1 + c_s + 2 max(0, sqrt((mu_eff - 1)/(d + 1)) - 1)
-	// (docs/ALGORITHMS.md Section 4, reference code); for hees2 in d > 10,
-	// times (Pairs/lambda~_0)^(1/4) when Pairs exceeds its default
-	// lambda~_0 (docs/ALGORITHMS.md Section 17, departure 9). Only for
-	// hees and hees2.
+	// (docs/ALGORITHMS.md Section 4, reference code); for hees2 and lqhees
+	// in d > 10, times (Pairs/lambda~_0)^(1/4) when Pairs exceeds their
+	// default lambda~_0 (docs/ALGORITHMS.md Section 17, departure 9). Only
+	// for hees, hees2, lqhees and lmhees.
 	DS float64
 	// CSigma is the success factor c_sigma > 1 of the 1/5 rule of es11 and
 	// hees14 (Algorithm 4): a success multiplies sigma by c_sigma, a failure
@@ -142,11 +143,12 @@ type Config struct {
 	// the length of pycma's best-value history. For cmaes it is pycma's tolfun: both max - min of the
 	// generation's values and max - min of the best values of the last
 	// 10 + 30 d/lambda generations must fall below it (0 means 1e-11).
-	// For hees2 it is pycma's tolfun on the 2 lambda~ offspring values and
-	// the best values of the last 10 + ceil(30 d/(2 lambda~)) generations,
-	// once that many have passed (0 means 1e-11).
-	// A negative value switches the criterion off (for hees2 also its
-	// tolx, which stops once every sigma sqrt((A A^T)_ii) is below 1e-11).
+	// For hees2, lqhees and lmhees it is pycma's tolfun on the 2 lambda~
+	// offspring values and the best values of the last 10 + ceil(30 d/(2
+	// lambda~)) generations, once that many have passed (0 means 1e-11).
+	// A negative value switches the criterion off (for these three also
+	// their tolx, which stops once every sigma sqrt((A A^T)_ii) is below
+	// 1e-11).
 	TolFun float64
 }
 

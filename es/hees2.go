@@ -30,7 +30,7 @@ var hees2Row = strategyRow{
 	population: hees2Pairs,
 	tuning:     []tuning{tuneKappa, tuneEtaA, tuneCS, tuneDS},
 	tolFun:     1e-11, // pycma's tolfun, departure 4
-	defaults:   hees2OwnDefaults,
+	defaults:   hees2Defaults,
 	memory:     func(cfg Config) float64 { return denseMemory(cfg.Dim, 2*cfg.Pairs+1) },
 	zero:       func() strategy { return new(hees2) },
 	// A quarter of CMAwM's 1/(lambda d) with lambda = 2 lambda~, the
@@ -45,8 +45,11 @@ func hees2Pairs(d int) int { return min(defaultPairs(d), d) }
 // hees2Defaults resolves hees2's defaults (lqhees's too): computeG with
 // kappa = 3 and eta_A = 1 when the pairs fill a frame (departure 5), else
 // the paper's 0.5 up to d = 10 and 0.5 sqrt(10/d) above (departure 8); c_s
-// and d_s as hees.
+// and d_s as hees, then, in d > 10, a d_s not given grows by
+// (lambda~/lambda~_0)^(1/4) when there are more pairs lambda~ than the
+// default lambda~_0, as in IPOP's restarts (departure 9).
 func hees2Defaults(cfg *Config) error {
+	given := cfg.DS != 0
 	etaA := 0.5
 	switch {
 	case cfg.Pairs >= cfg.Dim:
@@ -57,15 +60,7 @@ func hees2Defaults(cfg *Config) error {
 	if err := resolveComputeG(cfg, 3, etaA); err != nil {
 		return err
 	}
-	return resolveCSA(cfg)
-}
-
-// hees2OwnDefaults is hees2Defaults with departure 9: in d > 10, a d_s
-// not given grows by (lambda~/lambda~_0)^(1/4) when there are more pairs
-// lambda~ than the default lambda~_0, as in IPOP's restarts.
-func hees2OwnDefaults(cfg *Config) error {
-	given := cfg.DS != 0
-	if err := hees2Defaults(cfg); err != nil {
+	if err := resolveCSA(cfg); err != nil {
 		return err
 	}
 	if ratio := float64(cfg.Pairs) / float64(hees2Pairs(cfg.Dim)); !given && cfg.Dim > 10 && ratio > 1 {

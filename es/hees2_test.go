@@ -582,7 +582,8 @@ func heesDS(t *testing.T, dim, pairs int) float64 {
 
 // TestHEES2DampingGrowsWithPairs checks departure 9's d_s: hees's up to
 // the default number of pairs and in d <= 10, times (lambda~/lambda~_0)^(1/4)
-// above in d > 10, and Config.DS as given.
+// above in d > 10, and Config.DS as given, in hees2 and lqhees (which
+// takes hees2's defaults).
 func TestHEES2DampingGrowsWithPairs(t *testing.T) {
 	for _, tc := range []struct {
 		dim, pairs int
@@ -597,17 +598,19 @@ func TestHEES2DampingGrowsWithPairs(t *testing.T) {
 		{40, 7 * 81, 0, 3},
 		{40, 7 * 16, 1.5, 0},
 	} {
-		cfg := Config{Dim: tc.dim, Pairs: tc.pairs, DS: tc.ds}
-		got, err := resolve(HEES2, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := heesDS(t, tc.dim, got.Pairs) * tc.factor
-		if tc.ds != 0 {
-			want = tc.ds
-		}
-		if math.Abs(got.DS-want) > 1e-12*want {
-			t.Errorf("d=%d pairs=%d DS=%v: d_s = %v, want %v", tc.dim, tc.pairs, tc.ds, got.DS, want)
+		for _, name := range []string{HEES2, LQHEES} {
+			cfg := Config{Dim: tc.dim, Pairs: tc.pairs, DS: tc.ds}
+			got, err := resolve(name, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := heesDS(t, tc.dim, got.Pairs) * tc.factor
+			if tc.ds != 0 {
+				want = tc.ds
+			}
+			if math.Abs(got.DS-want) > 1e-12*want {
+				t.Errorf("%s d=%d pairs=%d DS=%v: d_s = %v, want %v", name, tc.dim, tc.pairs, tc.ds, got.DS, want)
+			}
 		}
 	}
 }
