@@ -28,8 +28,8 @@ const purposeBIPOP rng.Purpose = 0x1906
 // BBOB-2009 Function Testbed"; pycma's fmin with bipop=True;
 // docs/ALGORITHMS.md Section 8). It is a Strategy whose Evals, Generation
 // and Best span all runs, like IPOP, for the strategies with a population:
-// the full HE-ES, hees and hees2 (their population parameter is Pairs),
-// and the CMA-ES (Lambda).
+// those whose population parameter is Pairs (hees, hees2, lqhees, lmhees)
+// or Lambda (cmaes, sepcma, lmmaes).
 //
 // The first run uses the Config as given (population p_def). Each later run
 // is chosen by the budget balance: with B_s and B_l the evaluations spent
@@ -62,8 +62,9 @@ type BIPOP struct {
 }
 
 // NewBIPOP returns a BIPOP wrapper around the strategy New(name, cfg) would
-// return, name "hees", "hees2" or "cmaes". It reports the errors of New,
-// another strategy and a negative MaxRestarts.
+// return, for a strategy with a population (Pairs or Lambda). It reports
+// the errors of New, a strategy with a fixed population and a negative
+// MaxRestarts.
 func NewBIPOP(name string, cfg Config, bipop BIPOPConfig) (*BIPOP, error) {
 	if _, err := lookup(name); err != nil {
 		return nil, err

@@ -18,7 +18,7 @@ type IPOPConfig struct {
 	MaxRestarts int
 }
 
-// maxPopulation bounds Config.Pairs (hees, hees2) and Config.Lambda (cmaes), in
+// maxPopulation bounds Config.Pairs and Config.Lambda, in
 // New, in Load and in the doubling of IPOP, which does not restart when the
 // new run would need more: the strategy's memory grows with its population.
 const maxPopulation = 1 << 20

@@ -57,7 +57,7 @@ var lqheesRow = strategyRow{
 //	        value among them); when every candidate is evaluated, with the
 //	        true values; then hees2's update (ranks, mean, step size,
 //	        A, stop criteria) with those values, without hees2's
-//	        departure 7 (lqhees's measurements predate it)
+//	        departure 7 (measured in lqhees, it made no difference)
 //
 // The model's values are a function of the true values, not of their
 // ranks: lqhees gives up the invariance of hees2 (and of CMA-ES) to
