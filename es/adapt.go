@@ -27,6 +27,9 @@ type adaptation struct {
 	gram  linalg.Dense // d×d workspace for log det G when B > 1
 	kappa float64
 	etaA  float64
+	// damped scales eta_A in each generation by roughDamping (hees2's
+	// departure 10).
+	damped bool
 	// blocks is B = ceil(k/d), the number of orthogonal blocks.
 	blocks int
 	// logDetG is log det G of the last update (0 when A was kept).
@@ -44,6 +47,7 @@ func (ad *adaptation) setup(k, d int, kappa, etaA float64) {
 	ad.h = make([]float64, k)
 	ad.alpha = make([]float64, k)
 	ad.kappa, ad.etaA = kappa, etaA
+	ad.damped = false
 	ad.blocks = (k + d - 1) / d
 	if ad.blocks > 1 {
 		ad.gram.ReuseAs(d, d)
@@ -157,7 +161,11 @@ func (ad *adaptation) adapt(c *core, m *dense, fm float64, fpm []float64) {
 		n := ad.norms[k]
 		ad.h[k] = (fp + fn - 2*fm) / float64(n*n)
 	}
-	sumQ, ok := computeG(ad.alpha, ad.h, ad.kappa, ad.etaA, ad.blocks)
+	etaA := ad.etaA
+	if ad.damped {
+		etaA *= roughDamping(ad.h, ad.kappa)
+	}
+	sumQ, ok := computeG(ad.alpha, ad.h, ad.kappa, etaA, ad.blocks)
 	ad.logDetG = 0
 	if ok {
 		m.a.AddOuterSum(ad.alpha, &ad.au, &ad.u)
@@ -185,6 +193,34 @@ func (ad *adaptation) adapt(c *core, m *dense, fm float64, fpm []float64) {
 		c.sigma *= s
 		m.logDetA = 0
 	}
+}
+
+// roughDamping is the factor of eta_A of hees2's departure 10: max(0.05,
+// 1 - 2c), c the share of the finite curvature estimates h that the trust
+// region of computeG raises (h_k < max(h)/kappa). On a smooth function the
+// trust region raises few estimates; where f is rough at the scale of the
+// steps, the estimates are mostly noise and many are raised (BBOB f16,
+// docs/ALGORITHMS.md Section 17.4). 1 when no estimate is positive, where
+// computeG makes no update.
+func roughDamping(h []float64, kappa float64) float64 {
+	maxH := math.Inf(-1)
+	used := 0
+	for _, v := range h {
+		if finite(v) {
+			used++
+			maxH = max(maxH, v)
+		}
+	}
+	if !(maxH > 0) {
+		return 1
+	}
+	raised := 0
+	for _, v := range h {
+		if finite(v) && v < maxH/kappa {
+			raised++
+		}
+	}
+	return max(0.05, 1-2*float64(raised)/float64(used))
 }
 
 // computeG is Algorithm 3 (docs/ALGORITHMS.md Section 3) for the curvature

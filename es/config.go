@@ -113,7 +113,10 @@ type Config struct {
 	// Section 3), 1 for hees14 (the analysed setting, Section 13 item 2)
 	// and lmhees (Section 21.1); for hees2 and lqhees it means 1 with
 	// Pairs >= Dim (every generation's first block a full frame), otherwise
-	// 0.5 up to d = 10 and 0.5 sqrt(10/d) above (Section 17). Only for hees, hees2, lqhees, lmhees and hees14.
+	// 0.5 up to d = 10 and 0.5 sqrt(10/d) above (Section 17). hees2 with
+	// full frames in d > 10 scales the rate, given or not, in each
+	// generation by the share of curvature estimates its trust region
+	// raises (Section 17, departure 10). Only for hees, hees2, lqhees, lmhees and hees14.
 	EtaA float64
 	// CS is the cumulation constant c_s of the full HE-ES's step-size
 	// adaptation, in (0, 1]. 0 means (mu_eff^mirr + 2)/(d + mu_eff^mirr + 3)
