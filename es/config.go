@@ -104,9 +104,10 @@ type Config struct {
 	// curvature estimates are raised to at least max(h)/kappa. It must be at
 	// least 1; +Inf switches the trust region off. 0 means 3 for hees,
 	// hees2, lqhees and lmhees (the reference code's "maxupdate",
-	// docs/ALGORITHMS.md Section 3) and +Inf for hees14 (the analysed setting, docs/ALGORITHMS.md Section
-	// 13 item 2, where A stays unchanged when a curvature estimate is not
-	// positive). Only for hees, hees2, lqhees, lmhees and hees14.
+	// docs/ALGORITHMS.md Section 3) and +Inf for hees14 (the analysed
+	// setting, docs/ALGORITHMS.md Section 13 item 2, where A stays
+	// unchanged when a curvature estimate is not positive). Only for hees,
+	// hees2, lqhees, lmhees and hees14.
 	Kappa float64
 	// EtaA is the learning rate eta_A of computeG (Algorithm 3), positive.
 	// 0 means 0.5 for hees (the reference code's lr, docs/ALGORITHMS.md
@@ -116,7 +117,8 @@ type Config struct {
 	// 0.5 up to d = 10 and 0.5 sqrt(10/d) above (Section 17). hees2 with
 	// full frames in d > 10 scales the rate, given or not, in each
 	// generation by the share of curvature estimates its trust region
-	// raises (Section 17, departure 10). Only for hees, hees2, lqhees, lmhees and hees14.
+	// raises (Section 17, departure 10). Only for hees, hees2, lqhees,
+	// lmhees and hees14.
 	EtaA float64
 	// CS is the cumulation constant c_s of the full HE-ES's step-size
 	// adaptation, in (0, 1]. 0 means (mu_eff^mirr + 2)/(d + mu_eff^mirr + 3)

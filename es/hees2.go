@@ -164,10 +164,10 @@ func hees2Defaults(cfg *Config) error {
 //     function f16 in d = 40 the runs with 60 or 120 pairs ended 0.9 to
 //     29 above f*, CMA-ES's with as many points 0.2 to 7e-5 (IPOP on
 //     instances 1-15: 0 runs of 15 solved, 3 with the departure; Rastrigin
-//     f15 2 and 9). On smooth functions
-//     few estimates are raised and the rate stays near 1, which Schaffer's
-//     f18 and the sharp ridge f13 need (a fixed 0.5 solved 1 and 12 runs
-//     of 15 of them instead of 9 and 15).
+//     f15 2 and 9). On smooth functions few estimates are raised and the
+//     rate stays near 1, which Schaffer's f18 and the sharp ridge f13 need
+//     (a fixed 0.5 solved 1 and 12 runs of 15 of them instead of 9 and
+//     15).
 //
 // Everything else (computeG with kappa = 3, mirrored sampling, the
 // weights, c_s, d_s up to lambda~_0 pairs, the mean update, |det A| = 1)

@@ -643,16 +643,16 @@ func TestRoughDamping(t *testing.T) {
 	} {
 		s := stNew(t, tc.name, Config{Dim: tc.dim, Seed: 1, Pairs: tc.pairs})
 		for _, s := range []Strategy{s, stReload(t, s)} {
-			if got := damped(s); got != tc.want {
+			if got := isDamped(s); got != tc.want {
 				t.Errorf("%s d=%d pairs=%d: damped %v, want %v", tc.name, tc.dim, tc.pairs, got, tc.want)
 			}
 		}
 	}
 }
 
-// damped reports whether departure 10 damps the adaptation of A of s, an
+// isDamped reports whether departure 10 damps the adaptation of A of s, an
 // HE-ES with a full A.
-func damped(s Strategy) bool {
+func isDamped(s Strategy) bool {
 	if l, ok := s.(*lqhees); ok {
 		return l.ad.damped
 	}
