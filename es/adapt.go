@@ -28,7 +28,7 @@ type adaptation struct {
 	kappa float64
 	etaA  float64
 	// damped scales eta_A in each generation by roughDamping (hees2's
-	// departure 10).
+	// departure 10, lqhees's too).
 	damped bool
 	// blocks is B = ceil(k/d), the number of orthogonal blocks.
 	blocks int

@@ -114,8 +114,8 @@ type Config struct {
 	// Section 3), 1 for hees14 (the analysed setting, Section 13 item 2)
 	// and lmhees (Section 21.1); for hees2 and lqhees it means 1 with
 	// Pairs >= Dim (every generation's first block a full frame), otherwise
-	// 0.5 up to d = 10 and 0.5 sqrt(10/d) above (Section 17). hees2 with
-	// full frames in d > 10 scales the rate, given or not, in each
+	// 0.5 up to d = 10 and 0.5 sqrt(10/d) above (Section 17). hees2 and
+	// lqhees with full frames in d > 10 scale the rate, given or not, in each
 	// generation by the share of curvature estimates its trust region
 	// raises (Section 17, departure 10). Only for hees, hees2, lqhees,
 	// lmhees and hees14.

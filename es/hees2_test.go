@@ -632,14 +632,14 @@ func TestRoughDamping(t *testing.T) {
 			t.Errorf("roughDamping(%v, %v) = %v, want %v", tc.h, tc.kappa, got, tc.want)
 		}
 	}
-	// Only hees2 with a full frame in d > 10 is damped.
+	// Only hees2 and lqhees with a full frame in d > 10 are damped.
 	for _, tc := range []struct {
 		name       string
 		dim, pairs int
 		want       bool
 	}{
 		{HEES2, 20, 20, true}, {HEES2, 20, 19, false}, {HEES2, 10, 10, false},
-		{HEES2, 40, 224, true}, {LQHEES, 20, 20, false}, {HEES, 20, 20, false},
+		{HEES2, 40, 224, true}, {LQHEES, 20, 20, true}, {LQHEES, 10, 10, false}, {HEES, 20, 20, false},
 	} {
 		s := stNew(t, tc.name, Config{Dim: tc.dim, Seed: 1, Pairs: tc.pairs})
 		for _, s := range []Strategy{s, stReload(t, s)} {

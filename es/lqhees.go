@@ -97,7 +97,6 @@ type lqhees struct {
 func (h *lqhees) setup(cfg Config) {
 	h.hees2.setup(cfg)
 	h.name, h.row = LQHEES, rowOf(LQHEES) // hees2.setup names hees2
-	h.ad.damped = false                   // departure 10 was measured on hees2 only
 	pop := 2*cfg.Pairs + 1
 	h.model.setup(cfg.Dim, pop)
 	h.inIter, h.gen0, h.star, h.done, h.target, h.bad = false, 0, false, 0, 0, false
