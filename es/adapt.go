@@ -203,14 +203,7 @@ func (ad *adaptation) adapt(c *core, m *dense, fm float64, fpm []float64) {
 // docs/ALGORITHMS.md Section 17.4). 1 when no estimate is positive, where
 // computeG makes no update.
 func roughDamping(h []float64, kappa float64) float64 {
-	maxH := math.Inf(-1)
-	used := 0
-	for _, v := range h {
-		if finite(v) {
-			used++
-			maxH = max(maxH, v)
-		}
-	}
+	maxH, used, _ := scanEstimates(h)
 	if !(maxH > 0) {
 		return 1
 	}
@@ -221,6 +214,21 @@ func roughDamping(h []float64, kappa float64) float64 {
 		}
 	}
 	return max(0.05, 1-2*float64(raised)/float64(used))
+}
+
+// scanEstimates returns the largest of the finite curvature estimates h
+// (-Inf when none is), how many are finite, and whether one of those is
+// not positive.
+func scanEstimates(h []float64) (maxH float64, used int, nonPositive bool) {
+	maxH = math.Inf(-1)
+	for _, v := range h {
+		if finite(v) {
+			used++
+			maxH = max(maxH, v)
+			nonPositive = nonPositive || v <= 0
+		}
+	}
+	return maxH, used, nonPositive
 }
 
 // computeG is Algorithm 3 (docs/ALGORITHMS.md Section 3) for the curvature
@@ -236,16 +244,7 @@ func roughDamping(h []float64, kappa float64) float64 {
 // corrected sign of the paper's eq. (G)).
 func computeG(alpha, h []float64, kappa, etaA float64, blocks int) (sumQ float64, ok bool) {
 	clear(alpha)
-	used := 0
-	maxH := math.Inf(-1)
-	nonPositive := false
-	for _, v := range h {
-		if finite(v) {
-			used++
-			maxH = max(maxH, v)
-			nonPositive = nonPositive || v <= 0
-		}
-	}
+	maxH, used, nonPositive := scanEstimates(h)
 	// Line 4: no update when no estimate is positive; one estimate alone
 	// carries no relative information (its q is 0 after line 8).
 	if used < 2 || maxH <= 0 || (math.IsInf(kappa, 1) && nonPositive) {

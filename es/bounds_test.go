@@ -936,13 +936,7 @@ func TestBoundsBIPOP(t *testing.T) {
 			askTellGeneration(t, whole, f, &pop)
 			askTellGeneration(t, resumed, f, &pop)
 			if g%13 == 5 {
-				data, err := resumed.MarshalBinary()
-				if err != nil {
-					t.Fatal(err)
-				}
-				if resumed, err = Load(data); err != nil {
-					t.Fatal(err)
-				}
+				resumed = stReload(t, resumed)
 			}
 		}
 		x1, f1 := whole.Best()

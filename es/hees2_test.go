@@ -590,8 +590,7 @@ func TestHEES2RoughFullFrames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, fopt, _ := p.Optimum()
-	f := func(x []float64) float64 { return p.Eval(x) - fopt }
+	f := stGap(p)
 	var logs [2]float64 // sum of ln(f - f*) with and without the departure
 	for i, damped := range []bool{true, false} {
 		for seed := uint64(1); seed <= 8; seed++ {

@@ -153,8 +153,7 @@ func TestLQHEESSmooth(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, fopt, _ := p.Optimum()
-		f := func(x []float64) float64 { return p.Eval(x) - fopt }
+		f := stGap(p)
 		_, lq := lqEvals(t, LQHEES, f, 1e-8)
 		_, h2 := lqEvals(t, HEES2, f, 1e-8)
 		if c.factor*lq > h2 {
@@ -174,8 +173,8 @@ func TestLQHEESPlateaus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, fopt, _ := p.Optimum()
-	f := func(x []float64) float64 { return math.Floor(math.Log10(p.Eval(x) - fopt)) }
+	gap := stGap(p)
+	f := func(x []float64) float64 { return math.Floor(math.Log10(gap(x))) }
 	best := func(name string) (float64, Strategy) {
 		s := stNew(t, name, Config{Dim: 10, Seed: 2, X0: []float64{3, 3, 3, 3, 3, 3, 3, 3, 3, 3}})
 		var pop linalg.Dense

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hees-dev/hees/internal/xmath"
 	"github.com/hees-dev/hees/linalg"
+	"github.com/hees-dev/hees/objectives"
 	"github.com/hees-dev/hees/rng"
 )
 
@@ -78,6 +79,12 @@ func stRunTo(t testing.TB, s Strategy, f func([]float64) float64, target float64
 		evals += len(vals)
 	}
 	return best, evals
+}
+
+// stGap returns x -> f(x) - f*, the distance to the optimum value of p.
+func stGap(p objectives.Problem) func([]float64) float64 {
+	_, fopt, _ := p.Optimum()
+	return func(x []float64) float64 { return p.Eval(x) - fopt }
 }
 
 // stReload saves s and returns what Load makes of the state.
