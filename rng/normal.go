@@ -38,27 +38,54 @@ const (
 // resolution of x within a layer and the 12 digits of the published zigV
 // (the top layer's area is off by 1e-9 relative, TestZigguratGeometry).
 func (s *Stream) Normal() float64 {
-	for {
-		// s.Uint64(), with the buffered case written out (Uint64 is too
-		// large for the inliner).
-		var u uint64
-		if p := s.pos; p&7 != 0 {
-			u = s.buf[p&7]
-			s.pos = p + 1
-		} else {
+	u, ok := s.buffered()
+	if !ok {
+		u = s.Uint64()
+	}
+	if z, ok := zigRect(u); ok {
+		return z
+	}
+	return s.normalFrom(u)
+}
+
+// FillNormal fills dst with standard normal deviates, exactly as repeated
+// calls to Normal would.
+func (s *Stream) FillNormal(dst []float64) {
+	for i := range dst {
+		u, ok := s.buffered()
+		if !ok {
 			u = s.Uint64()
 		}
-		i := u & 0xff
-		j := u >> 12
-		x := float64(float64(j) * zigW[i])
-		if j < zigK[i] {
-			// Inside the layer's rectangle, under the curve. Bit 8 of u
-			// becomes the sign bit (no branch: the sign is unpredictable).
-			return math.Float64frombits(math.Float64bits(x) | (u&0x100)<<55)
+		z, ok := zigRect(u)
+		if !ok {
+			z = s.normalFrom(u)
 		}
+		dst[i] = z
+	}
+}
+
+// zigRect returns the deviate of the word u and true when u falls inside
+// its layer's rectangle, under the curve: the low 8 bits pick the layer i,
+// the top 52 bits j the position x = j·w[i], and the integer test
+// j < k[i] accepts. Bit 8 of u becomes the sign bit (no branch: the sign is
+// unpredictable).
+func zigRect(u uint64) (float64, bool) {
+	i := u & 0xff
+	j := u >> 12
+	x := float64(float64(j) * zigW[i])
+	return math.Float64frombits(math.Float64bits(x) | (u&0x100)<<55), j < zigK[i]
+}
+
+// normalFrom finishes a deviate whose word u fell outside its layer's
+// rectangle: the tail beyond zigR for the base layer, the wedge test
+// otherwise, and on rejection the next words, from the rectangle test on.
+func (s *Stream) normalFrom(u uint64) float64 {
+	for {
+		i := u & 0xff
 		if i == 0 {
 			return s.normalTail(u&0x100 != 0)
 		}
+		x := float64(float64(u>>12) * zigW[i])
 		// Wedge: accept x if a uniform height in [f(x_i), f(x_{i+1})) is
 		// below f(x).
 		y := zigF[i] + float64(s.Float64()*(zigF[i+1]-zigF[i]))
@@ -67,6 +94,10 @@ func (s *Stream) Normal() float64 {
 				return -x
 			}
 			return x
+		}
+		u = s.Uint64()
+		if z, ok := zigRect(u); ok {
+			return z
 		}
 	}
 }

@@ -90,6 +90,18 @@ func (s *Stream) Uint64() uint64 {
 	return s.buf[p&7]
 }
 
+// buffered returns the next word and true when it is in the buffer, and
+// leaves s unchanged with false when the next word needs a refill: the fast
+// case of Uint64, small enough for the inliner (Uint64 is not).
+func (s *Stream) buffered() (uint64, bool) {
+	p := s.pos
+	if p&7 == 0 {
+		return 0, false
+	}
+	s.pos = p + 1
+	return s.buf[p&7], true
+}
+
 // FillUint64 fills dst with the next len(dst) words, exactly as repeated
 // calls to Uint64 would, generating whole blocks straight into dst.
 func (s *Stream) FillUint64(dst []uint64) {
@@ -118,14 +130,6 @@ func (s *Stream) Float64() float64 {
 func (s *Stream) FillFloat64(dst []float64) {
 	for i := range dst {
 		dst[i] = s.Float64()
-	}
-}
-
-// FillNormal fills dst with standard normal deviates, exactly as repeated
-// calls to Normal would.
-func (s *Stream) FillNormal(dst []float64) {
-	for i := range dst {
-		dst[i] = s.Normal()
 	}
 }
 
