@@ -124,19 +124,17 @@ func orthonormalise(v *linalg.Dense, norms []float64) error {
 
 // candidate writes the mirrored candidate x_k^± = m ± sigma A b_k
 // (Algorithm 1 lines 11-12, Algorithm 4 lines 5-6) into dst, with
-// A b_k = |b_k| A u_k. Both signs use the same rounded step, so the pair is
-// exactly symmetric about m.
+// A b_k = |b_k| A u_k: dst = m + (±t) A u_k, t = sigma |b_k|, each step
+// rounded before it is added (linalg.Axpy). Both signs use the same
+// rounded step, as rounding commutes with the sign, so the pair is exactly
+// symmetric about m. dst may be m.
 func (ad *adaptation) candidate(dst, m []float64, sigma float64, k int, minus bool) {
 	t := sigma * ad.norms[k]
-	au := ad.au.RawRow(k)
-	for j, mj := range m {
-		step := float64(t * au[j])
-		if minus {
-			dst[j] = mj - step
-		} else {
-			dst[j] = mj + step
-		}
+	if minus {
+		t = -t
 	}
+	copy(dst, m)
+	linalg.Axpy(t, ad.au.RawRow(k), dst)
 }
 
 // adapt sets A <- A·G with G = computeG(b, f(m), f(x^±)) (Algorithm 1 line

@@ -98,6 +98,7 @@ type hees struct {
 	order []int     // offspring indices from best to worst
 	rank  []int     // rank of each offspring
 	dw    []float64 // w_k^+ - w_k^- per pair
+	coef  []float64 // scratch, one coefficient per pair
 	delta []float64 // scratch vector of length d
 }
 
@@ -134,6 +135,7 @@ func (h *hees) setupAs(name string, cfg Config) {
 	h.order = make([]int, 2*n)
 	h.rank = make([]int, 2*n)
 	h.dw = make([]float64, n)
+	h.coef = make([]float64, n)
 	h.delta = make([]float64, d)
 }
 
@@ -236,13 +238,10 @@ func (h *hees) recombine() {
 	for k := 0; k < n; k++ {
 		h.dw[k] = w[h.rank[2*k]] - w[h.rank[2*k+1]]
 	}
-	clear(h.delta)
 	for k := 0; k < n; k++ {
-		t := float64(h.sigma*h.dw[k]) * h.ad.norms[k]
-		for j, v := range h.ad.au.RawRow(k) {
-			h.delta[j] += float64(t * v)
-		}
+		h.coef[k] = float64(h.sigma*h.dw[k]) * h.ad.norms[k]
 	}
+	linalg.MulVecT(h.delta, &h.ad.au, h.coef) // sum_k coef_k A u_k in increasing k
 	for j := range h.mean {
 		h.mean[j] += h.delta[j]
 	}
@@ -258,13 +257,10 @@ func (h *hees) cumulate() float64 {
 	h.gs = float64(float64(om*om)*h.gs) + float64(cs*(2-cs))
 	// Line 17: p_s <- (1 - c_s) p_s + sqrt(c_s (2 - c_s) mu_eff^mirr)
 	// sum_k (w_k^+ - w_k^-) b_k, in b-coordinates.
-	clear(h.delta)
 	for k := 0; k < h.pairs; k++ {
-		t := h.dw[k] * h.ad.norms[k]
-		for j, v := range h.ad.u.RawRow(k) {
-			h.delta[j] += float64(t * v)
-		}
+		h.coef[k] = h.dw[k] * h.ad.norms[k]
 	}
+	linalg.MulVecT(h.delta, &h.ad.u, h.coef) // sum_k coef_k u_k in increasing k
 	coef := h.pathCoef()
 	var norm2 float64
 	for j, v := range h.delta {

@@ -106,6 +106,14 @@ func ExampleDense_Mul() {
 	// 2 1 -2 -2
 }
 
+func ExampleAxpy() {
+	y := []float64{1, 1, 1}
+	linalg.Axpy(0.5, []float64{2, 4, 6}, y)
+	fmt.Println(y)
+	// Output:
+	// [2 3 4]
+}
+
 func ExampleMulVec() {
 	a := linalg.NewDense(2, 2, []float64{
 		1, 2,

@@ -45,6 +45,20 @@ func normFromSquares(ss float64, x []float64) float64 {
 	return scale * math.Sqrt(t)
 }
 
+// Axpy sets y = y + alpha·x: element i gains float64(alpha·x_i), the
+// product rounded before the sum (never fused into one multiply-add), so
+// the result is the same on every platform. Axpy panics if the lengths
+// differ or if x and y share storage.
+func Axpy(alpha float64, x, y []float64) {
+	if len(x) != len(y) {
+		panic(fmt.Sprintf("linalg: Axpy: lengths %d and %d differ", len(x), len(y)))
+	}
+	if vectorsOverlap(x, y) {
+		panic(fmt.Sprintf("linalg: Axpy: x (length %d) shares storage with y", len(x)))
+	}
+	axpy(alpha, x, y)
+}
+
 // MulVec sets dst = A·x. dst must have length r and x length c for an r×c
 // matrix A, and dst must not share elements with x or A, or MulVec panics.
 // Element i of dst equals Dot(row i of A, x) bit for bit.

@@ -241,6 +241,26 @@ func TestAddOuter(t *testing.T) {
 	wantPanic(t, "AddOuter alias", func() { m.AddOuter(1, m.RawRow(0), make([]float64, 3)) }, "shares storage")
 }
 
+// TestAxpy checks y + alpha·x element by element with the product rounded
+// before the sum, for lengths on both sides of the kernels' 4 and 8
+// element steps, and its panics.
+func TestAxpy(t *testing.T) {
+	rng := newRNG(10)
+	for n := 0; n <= 19; n++ {
+		x, y := randVec(rng, n), randVec(rng, n)
+		got := append([]float64(nil), y...)
+		Axpy(-0.3, x, got)
+		for i := range y {
+			if want := y[i] + float64(-0.3*x[i]); !sameBits(got[i], want) {
+				t.Fatalf("n = %d: element %d = %x, want %x", n, i, got[i], want)
+			}
+		}
+	}
+	v := make([]float64, 6)
+	wantPanic(t, "Axpy lengths", func() { Axpy(1, v[:2], v[3:6]) }, "lengths 2 and 3")
+	wantPanic(t, "Axpy alias", func() { Axpy(1, v[:3], v[2:5]) }, "shares storage")
+}
+
 // TestAddOuterSum checks that the one-pass rank-k update equals k AddOuter
 // calls bit for bit, for k on both sides of the 32-term chunk.
 func TestAddOuterSum(t *testing.T) {
@@ -296,6 +316,7 @@ func TestProductsNoAlloc(t *testing.T) {
 		"MulTA":       func() { c.MulTA(a) },
 		"MulAAT":      func() { c.MulAAT(a) },
 		"AddOuter":    func() { c.AddOuter(1e-3, x, y) },
+		"Axpy":        func() { Axpy(1e-3, x, y) },
 		"AddOuterSum": func() { c.AddOuterSum(al, xs, xs) },
 		"DotRows":     func() { dr.DotRows(xs, a) },
 		"Transpose":   func() { c.Transpose(a) },
