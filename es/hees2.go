@@ -201,7 +201,9 @@ const purposeBaseline rng.Purpose = 0x4832
 func (h *hees2) setup(cfg Config) {
 	h.hees.setupAs(HEES2, cfg)
 	d := cfg.Dim
-	h.ad.damped = cfg.Pairs >= d && d > 10 // departure 10
+	// Departure 10, not with discrete coordinates, whose cells scatter the
+	// curvature estimates of a smooth function as noise would.
+	h.ad.damped = cfg.Pairs >= d && d > 10 && h.disc == nil
 	// One direction along p_s alone would never leave the line of p_s.
 	h.alongPath = min(cfg.Pairs, d) >= 2
 	_, h.cmu = cmaRates(d, 2*cfg.Pairs, h.muEff)

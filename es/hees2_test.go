@@ -631,19 +631,34 @@ func TestRoughDamping(t *testing.T) {
 			t.Errorf("roughDamping(%v, %v) = %v, want %v", tc.h, tc.kappa, got, tc.want)
 		}
 	}
-	// Only hees2 and lqhees with a full frame in d > 10 are damped.
+	// Only hees2 and lqhees with a full frame in d > 10 and no discrete
+	// coordinate are damped.
 	for _, tc := range []struct {
 		name       string
 		dim, pairs int
+		discrete   bool
 		want       bool
 	}{
-		{HEES2, 20, 20, true}, {HEES2, 20, 19, false}, {HEES2, 10, 10, false},
-		{HEES2, 40, 224, true}, {LQHEES, 20, 20, true}, {LQHEES, 10, 10, false}, {HEES, 20, 20, false},
+		{HEES2, 20, 20, false, true}, {HEES2, 20, 19, false, false}, {HEES2, 10, 10, false, false},
+		{HEES2, 40, 224, false, true}, {LQHEES, 20, 20, false, true}, {LQHEES, 10, 10, false, false},
+		{HEES, 20, 20, false, false}, {HEES2, 20, 20, true, false}, {HEES2, 40, 224, true, false},
 	} {
-		s := stNew(t, tc.name, Config{Dim: tc.dim, Seed: 1, Pairs: tc.pairs})
+		cfg := Config{Dim: tc.dim, Seed: 1, Pairs: tc.pairs}
+		if tc.discrete {
+			// One integer coordinate in [0, 9], the others continuous.
+			lo, hi := make([]float64, tc.dim), make([]float64, tc.dim)
+			for i := range hi {
+				lo[i], hi[i] = -5, 5
+			}
+			lo[0], hi[0] = 0, 9
+			cfg.Bounds = &Bounds{Lower: lo, Upper: hi}
+			cfg.Steps = make([]float64, tc.dim)
+			cfg.Steps[0] = 1
+		}
+		s := stNew(t, tc.name, cfg)
 		for _, s := range []Strategy{s, stReload(t, s)} {
 			if got := isDamped(s); got != tc.want {
-				t.Errorf("%s d=%d pairs=%d: damped %v, want %v", tc.name, tc.dim, tc.pairs, got, tc.want)
+				t.Errorf("%s d=%d pairs=%d discrete %v: damped %v, want %v", tc.name, tc.dim, tc.pairs, tc.discrete, got, tc.want)
 			}
 		}
 	}
