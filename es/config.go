@@ -117,8 +117,8 @@ type Config struct {
 	// 0.5 up to d = 10 and 0.5 sqrt(10/d) above (Section 17). hees2 and
 	// lqhees with full frames in d > 10 scale the rate, given or not, in each
 	// generation by the share of curvature estimates its trust region
-	// raises (Section 17, departure 10). Only for hees, hees2, lqhees,
-	// lmhees and hees14.
+	// raises (Section 17, departure 10; hees2 not with discrete coordinates,
+	// Steps). Only for hees, hees2, lqhees, lmhees and hees14.
 	EtaA float64
 	// CS is the cumulation constant c_s of the full HE-ES's step-size
 	// adaptation, in (0, 1]. 0 means (mu_eff^mirr + 2)/(d + mu_eff^mirr + 3)
