@@ -21,7 +21,8 @@
 // output element ([Dense.Mul], [Dense.Transpose], [Dense.MulTA],
 // [Dense.MulAAT], [MulVec], [MulVecT]) require the output not to share any
 // element with an input. [Dense.AddOuter] and [Dense.AddOuterSum] require
-// their vectors not to lie in the receiver. Every overlap that breaks these
+// their vectors not to lie in the receiver, and [Axpy] its two vectors not
+// to share elements. Every overlap that breaks these
 // rules is detected (exactly, for views of any shape) and panics.
 //
 // # Panics and errors
@@ -50,7 +51,7 @@
 //
 // On amd64 CPUs with AVX2 the inner loops run as assembly: the dot products
 // of [Dot], [Norm], [MulVec], [GramSchmidt], [Cholesky] and [SymEig], the
-// row updates of [Dense.AddOuterSum], [Dense.AddOuter], [MulVecT],
+// row updates of [Dense.AddOuterSum], [Dense.AddOuter], [MulVecT], [Axpy],
 // [LogDet], [LogAbsDetInPlace] and [Dense.Inverse], the register tile of
 // [Dense.Mul], [Dense.MulTA] and [Dense.MulAAT], and the Householder
 // reduction and plane rotations of [SymEig]. They perform the Go code's
