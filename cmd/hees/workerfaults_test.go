@@ -72,7 +72,8 @@ func TestWorkerIndexUnique(t *testing.T) {
 
 // TestLeaseTooLong refuses a lease that would overflow the lease's end
 // (before: a lease above about 2.1 million hours was taken already
-// expired), with the same bound for hees worker and hees ask -claim.
+// expired) and leases too short to be written, with the same bounds for
+// hees worker and hees ask -claim.
 func TestLeaseTooLong(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "run.hees")
 	mustCLI(t, "", "init", "-state", path, "-d", "2")
@@ -80,11 +81,20 @@ func TestLeaseTooLong(t *testing.T) {
 		{"worker", "-state", path, "-cmd", "true", "-lease", "2200000h"},
 		{"ask", "-state", path, "-claim", "1", "-lease", "2200000h"},
 		{"ask", "-state", path, "-claim", "1", "-lease", "87601h"},
+		// Too short to be written before it expires (hees worker renews
+		// every third of its lease: 1ns made a ticker of 0 and panicked).
+		{"worker", "-state", path, "-cmd", "true", "-lease", "1ns"},
+		{"worker", "-state", path, "-cmd", "true", "-lease", "2ns"},
+		{"ask", "-state", path, "-claim", "5", "-lease", "1ns"},
+		{"ask", "-state", path, "-claim", "1", "-lease", "9ms"},
 	} {
 		code, _, errOut := cli("", args...)
-		if code != exitUsage || !strings.Contains(errOut, "at most 87600h0m0s (10 years)") {
+		if code != exitUsage || !strings.Contains(errOut, "from 10ms to 87600h0m0s (10 years)") || strings.Count(errOut, "\n") != 1 {
 			t.Errorf("%v: exit %d, stderr %q", args, code, errOut)
 		}
+	}
+	if st := status(t, path); st["leased"] != 0.0 || st["stop_reason"] != "" {
+		t.Errorf("refused leases changed the run: %v", st)
 	}
 	if out := mustCLI(t, "", "ask", "-state", path, "-claim", "1", "-lease", "87600h"); out == "" {
 		t.Error("a lease of 10 years claimed nothing")

@@ -66,10 +66,16 @@ const maxLeaseNanos = math.MaxInt64 / 2
 // the time in Unix nanoseconds they would overflow.
 const MaxLease = 10 * 365 * 24 * time.Hour
 
-// CheckLease reports a lease that is not positive or exceeds MaxLease.
+// MinLease is the shortest lease a claim may take: a shorter one expires
+// before the claim is written (a claim and a renewal each write the
+// journal), and hees worker renews its lease every third of it.
+const MinLease = 10 * time.Millisecond
+
+// CheckLease reports a lease shorter than MinLease or longer than
+// MaxLease.
 func CheckLease(lease time.Duration) error {
-	if lease <= 0 || lease > MaxLease {
-		return fmt.Errorf("-lease %v: want a positive duration of at most %v (10 years)", lease, MaxLease)
+	if lease < MinLease || lease > MaxLease {
+		return fmt.Errorf("-lease %v: want a duration from %v to %v (10 years)", lease, MinLease, MaxLease)
 	}
 	return nil
 }

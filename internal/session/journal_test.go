@@ -271,15 +271,18 @@ func TestStoreRefusesNonRegularFiles(t *testing.T) {
 	}
 }
 
-// TestLeaseBound refuses leases that would overflow.
+// TestLeaseBound refuses leases that would overflow or expire before
+// they are written.
 func TestLeaseBound(t *testing.T) {
-	for _, d := range []time.Duration{0, -time.Second, MaxLease + time.Nanosecond, 2_500_000 * time.Hour} {
+	for _, d := range []time.Duration{0, -time.Second, time.Nanosecond, 2 * time.Nanosecond, MinLease - 1, MaxLease + time.Nanosecond, 2_500_000 * time.Hour} {
 		if err := CheckLease(d); err == nil {
 			t.Errorf("CheckLease(%v) accepted", d)
 		}
 	}
-	if err := CheckLease(MaxLease); err != nil {
-		t.Error(err)
+	for _, d := range []time.Duration{MinLease, MaxLease} {
+		if err := CheckLease(d); err != nil {
+			t.Error(err)
+		}
 	}
 	now := time.Now()
 	if end := leaseEnd(now, MaxLease); end <= now.UnixNano() {

@@ -50,7 +50,7 @@ var ErrUntil = errors.New("the time left is shorter than an evaluation")
 type Worker struct {
 	Path    string          // the state file
 	Command string          // the program, as extproc.Start takes it
-	Lease   time.Duration   // positive; renewed every third of it
+	Lease   time.Duration   // session.MinLease to session.MaxLease; renewed every third of it
 	Options extproc.Options // of each process of the program
 	// Until, when not zero, is when the worker must be done (the end of
 	// its Slurm allocation): a loop claims no candidate once the time left
@@ -103,6 +103,9 @@ func (w *Worker) store() session.Store {
 // back the leases of the candidates they evaluate and Run returns an
 // error.
 func (w *Worker) Run(ctx context.Context, k int) (es.Reason, error) {
+	if err := session.CheckLease(w.Lease); err != nil {
+		return "", err
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	w.active = map[session.ID]*evaluation{}
