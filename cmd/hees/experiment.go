@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/hees-dev/hees/internal/experiment"
 )
@@ -100,7 +101,7 @@ type experimentCommon struct {
 }
 
 // runChecked checks the settings of an experiment (check, then the output
-// directory out), runs it, writes its files in out and returns the exit
+// directory out, which it makes), runs it, writes its files in out and returns the exit
 // status; name prefixes the error lines.
 func runChecked(name string, check func() error, run func(io.Writer) ([]experiment.File, error), out string, stdout, stderr io.Writer) int {
 	switch err := check(); {
@@ -108,6 +109,11 @@ func runChecked(name string, check func() error, run func(io.Writer) ([]experime
 		return report(stderr, name, &usageError{err.Error()})
 	case out == "":
 		return report(stderr, name, usagef("-out is empty, want a directory"))
+	}
+	// The directory is made before the runs, which may take hours, so
+	// that an -out that cannot be one fails first.
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return report(stderr, name, usagef("-out %s: %v", out, err))
 	}
 	files, err := run(stdout)
 	if err == nil {

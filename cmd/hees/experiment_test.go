@@ -281,3 +281,29 @@ func sameOutputs(t *testing.T, one, three string, names ...string) {
 		}
 	}
 }
+
+// TestExperimentRefusesBeforeRunning checks sizes that would not fit and
+// an -out that cannot be a directory: each is a one-line usage error
+// before any run (before: a runtime out-of-memory trace, memory without
+// bound, and an error only after the whole experiment had run).
+func TestExperimentRefusesBeforeRunning(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"fig2", "-d", "100000", "-runs", "1", "-iters", "1", "-workers", "1"}, "would need about 671 GiB of memory, more than 8 GiB: lower -d or -workers"},
+		{[]string{"condition", "-d", "20000", "-runs", "1", "-workers", "1"}, "would need about 17.9 GiB of memory"},
+		{[]string{"fig2", "-d", "2", "-runs", "1", "-iters", "9223372036854775807"}, "records more than 1000000 iterations per run (raise -every)"},
+		{[]string{"fig2", "-d", "2", "-runs", "1", "-iters", "1", "-out", file}, "-out " + file + ": mkdir " + file + ": not a directory"},
+		{[]string{"condition", "-d", "2", "-runs", "1", "-budget", "10", "-out", filepath.Join(file, "sub")}, "not a directory"},
+	} {
+		code, out, errOut := cli("", append([]string{"experiment"}, c.args...)...)
+		if code != exitUsage || !strings.Contains(errOut, c.want) || strings.Count(errOut, "\n") != 1 || out != "" {
+			t.Errorf("experiment %q: exit %d, stdout %q, stderr %q; want %d, no output and %q", c.args, code, out, errOut, exitUsage, c.want)
+		}
+	}
+}

@@ -106,6 +106,29 @@ func checkCommon(dim, runs, workers int) error {
 	return nil
 }
 
+// checkMemory reports settings whose runs at a time would need more
+// than es.MaxMemory together: each run of an experiment holds about
+// matrices d×d matrices of float64 (its strategy's, and the experiment's
+// own), and workpool.Size(workers, runs) runs go at once.
+func checkMemory(dim, runs, workers int, matrices float64) error {
+	at := workpool.Size(workers, runs)
+	est := matrices * 8 * float64(dim) * float64(dim) * float64(at)
+	if est > es.MaxMemory {
+		return fmt.Errorf("-d %d with %d runs at a time would need about %.3g GiB of memory, more than %d GiB: lower -d or -workers", dim, at, est/(1<<30), es.MaxMemory>>30)
+	}
+	return nil
+}
+
+// fig2Matrices is the number of d×d matrices a run of Fig2 holds: hees14's
+// or cma11's six (es.MaxMemory), A0, and C and its eigenvectors for the
+// figure's columns.
+const fig2Matrices = 9
+
+// maxFig2Records bounds the iterations Fig2 records per run
+// (recordedIterations: Iters/Every + 1, and the last when Every does not
+// divide Iters): each run keeps four numbers per recorded iteration.
+const maxFig2Records = 1_000_000
+
 // Check reports the first bad setting of e.
 func (e *Fig2) Check() error {
 	switch err := checkCommon(e.Dim, e.Runs, e.Workers); {
@@ -115,8 +138,10 @@ func (e *Fig2) Check() error {
 		return fmt.Errorf("-iters is %d, want at least 1", e.Iters)
 	case e.Every < 1:
 		return fmt.Errorf("-every is %d, want at least 1", e.Every)
+	case e.Iters/e.Every >= maxFig2Records || e.Iters/e.Every+1 == maxFig2Records && e.Iters%e.Every != 0:
+		return fmt.Errorf("-iters %d with -every %d records more than %d iterations per run (raise -every)", e.Iters, e.Every, maxFig2Records)
 	}
-	return nil
+	return checkMemory(e.Dim, len(fig2Strategies)*e.Runs, e.Workers, fig2Matrices)
 }
 
 // fig2Strategies are the strategies of Figure 2 with their panel titles.
@@ -443,8 +468,12 @@ func (e *Condition) Check() error {
 	case math.IsNaN(e.Target) || math.IsInf(e.Target, 0):
 		return fmt.Errorf("-target is %v, want a finite number", e.Target)
 	}
-	return nil
+	return checkMemory(e.Dim, len(ConditionStrategies)*len(ConditionNumbers)*e.Runs, e.Workers, conditionMatrices)
 }
+
+// conditionMatrices is the number of d×d matrices a run of Condition
+// holds: its strategy's six at most (es.MaxMemory).
+const conditionMatrices = 6
 
 // conditionRun is the outcome of one run.
 type conditionRun struct {

@@ -145,6 +145,11 @@ func TestRunRefusesBadSettings(t *testing.T) {
 	if err := good.Check(); err != nil {
 		t.Errorf("%+v: Check() = %v, want nil", good, err)
 	}
+	for _, e := range []Fig2{{Dim: 2, Runs: 1, Iters: 999_999, Every: 1}, {Dim: 2, Runs: 1, Iters: 1_999_998, Every: 2}} {
+		if err := e.Check(); err != nil || len(e.recordedIterations()) != maxFig2Records {
+			t.Errorf("%+v: Check() = %v with %d records, want nil with %d", e, err, len(e.recordedIterations()), maxFig2Records)
+		}
+	}
 	goodCond := Condition{Dim: 2, Runs: 1, Budget: 1, Target: 0}
 	if err := goodCond.Check(); err != nil {
 		t.Errorf("%+v: Check() = %v, want nil", goodCond, err)
@@ -165,6 +170,15 @@ func TestRunRefusesBadSettings(t *testing.T) {
 		{&Condition{Dim: 2, Runs: 0, Budget: 1}, "-runs is 0, want at least 1"},
 		{&Condition{Dim: 2, Runs: 1, Budget: 0}, "-budget is 0, want at least 1"},
 		{&Condition{Dim: 2, Runs: 1, Budget: 1, Target: math.Inf(-1)}, "-target is -Inf, want a finite number"},
+		// Sizes that would not fit: the matrices of the runs at a time
+		// (before: out of memory with a runtime trace), and a record of
+		// every iteration beyond any memory (-iters near 2^63).
+		{&Fig2{Dim: 100000, Runs: 1, Workers: 1, Iters: 1, Every: 1}, "-d 100000 with 1 runs at a time would need about 671 GiB of memory, more than 8 GiB: lower -d or -workers"},
+		{&Fig2{Dim: 10000, Runs: 4, Workers: 3, Iters: 1, Every: 1}, "-d 10000 with 3 runs at a time would need about 20.1 GiB of memory, more than 8 GiB: lower -d or -workers"},
+		{&Condition{Dim: 20000, Runs: 1, Workers: 1, Budget: 1}, "-d 20000 with 1 runs at a time would need about 17.9 GiB of memory, more than 8 GiB: lower -d or -workers"},
+		{&Fig2{Dim: 2, Runs: 1, Iters: math.MaxInt, Every: 1}, fmt.Sprintf("-iters %d with -every 1 records more than 1000000 iterations per run (raise -every)", math.MaxInt)},
+		{&Fig2{Dim: 2, Runs: 1, Iters: 1_000_000, Every: 1}, "-iters 1000000 with -every 1 records more than 1000000 iterations per run (raise -every)"},
+		{&Fig2{Dim: 2, Runs: 1, Iters: 1_999_999, Every: 2}, "-iters 1999999 with -every 2 records more than 1000000 iterations per run (raise -every)"},
 	} {
 		var out strings.Builder
 		files, err := tc.e.Run(&out)
