@@ -201,6 +201,14 @@ func TestRunLogTwoWriters(t *testing.T) {
 	if code == exitOK || !strings.Contains(stderr, "another run is writing it") || !strings.Contains(stderr, log) {
 		t.Errorf("the second run: exit %d, stderr %q", code, stderr)
 	}
+	// Nor as its trace, which emptied the log before.
+	code, _, stderr = runCLI("run", "-f", "sphere", "-d", "3", "-trace", log)
+	if code == exitOK || !strings.Contains(stderr, "another run is writing it") || !strings.Contains(stderr, log) {
+		t.Errorf("a second run with the log as its trace: exit %d, stderr %q", code, stderr)
+	}
+	if text := string(readFile(t, log)); !strings.HasPrefix(text, "# ") || !strings.Contains(text, "\nevaluation,") {
+		t.Errorf("the refused trace changed the first run's log: %.200q", text)
+	}
 	first.Process.Kill()
 	first.Wait()
 	if strings.Contains(string(readFile(t, log)), "# strategy: hees2\n# problem: sphere") {

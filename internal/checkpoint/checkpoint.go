@@ -76,6 +76,9 @@ type Writer struct {
 	path   string
 	file   File // the content of the next write
 	unlock func() error
+	// traceLock holds the lock of the trace file while the run writes
+	// it (runlog.LockTrace), nil without a trace.
+	traceLock *os.File
 
 	// trace is the run's trace (nil without -trace), traceRows the number
 	// of its rows already in the trace file.
@@ -155,12 +158,23 @@ func Create(ctx context.Context, path string, every int, rs *Settings, s es.Stra
 		return nil, err
 	}
 	if rs.Trace != "" {
+		// A file another run writes (its log or its trace) is refused
+		// before it is replaced; the new file is locked while this run
+		// writes it.
+		if err := runlog.CheckTraceFree(rs.TracePath()); err != nil {
+			c.Close()
+			return nil, fmt.Errorf("the trace: %w", err)
+		}
 		header := runlog.TraceHead(traceMeta)
 		if err := atomicfile.WriteFile(rs.TracePath(), header, 0o644); err != nil {
 			c.Close()
 			return nil, fmt.Errorf("writing the trace: %w", err)
 		}
 		c.file.TraceBytes = int64(len(header))
+		if c.traceLock, err = runlog.LockTrace(rs.TracePath()); err != nil {
+			c.Close()
+			return nil, fmt.Errorf("the trace: %w", err)
+		}
 	}
 	if err := c.write(s, ""); err != nil {
 		c.Close()
@@ -242,6 +256,13 @@ func read(path string) (*State, error) {
 // checkpoint, removing the rows of generations after it.
 func (c *Writer) restoreTrace() error {
 	path, size := c.file.Run.TracePath(), c.file.TraceBytes
+	if c.traceLock == nil {
+		f, err := runlog.LockTrace(path)
+		if err != nil {
+			return fmt.Errorf("the trace of the run: %w", err)
+		}
+		c.traceLock = f
+	}
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if err != nil {
 		return fmt.Errorf("the trace of the run: %w", err)
@@ -279,9 +300,13 @@ func (c *Writer) DiscardIfNew() bool {
 	return os.Remove(c.path) == nil
 }
 
-// Close releases the lock of the checkpoint.
+// Close releases the locks of the checkpoint and of the trace.
 func (c *Writer) Close() {
-	c.unlock() // the lock goes with the process anyway
+	if c.traceLock != nil {
+		c.traceLock.Close()
+		c.traceLock = nil
+	}
+	c.unlock() // the locks go with the process anyway
 }
 
 // AfterGeneration is called after every generation of the run (through

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/hees-dev/hees/es"
+	"github.com/hees-dev/hees/internal/runlog"
 )
 
 // readFile returns the content of the file at path.
@@ -102,5 +103,58 @@ func TestCheckpointInject(t *testing.T) {
 		`","stop":"","elapsed":0,"trace_bytes":0,"inject":[[1,2,3]]}`)
 	if _, err := Parse(payload); err == nil || !strings.Contains(err.Error(), "the known points: es: Run.Inject: point 0: length 3, want Dim = 2") {
 		t.Errorf("a known point of 3 coordinates in 2 dimensions: %v", err)
+	}
+}
+
+// TestCheckpointTraceLocked: the trace of a run with a checkpoint is
+// refused when another run writes that file (before: it was replaced, and
+// the other run's rows went to a file no longer there), and is held while
+// the run writes it, and after a resume, so that another run's -trace is
+// refused rather than emptying it.
+func TestCheckpointTraceLocked(t *testing.T) {
+	dir := t.TempDir()
+	s, err := es.New("hees", es.Config{Dim: 3, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := filepath.Join(dir, "log.csv")
+	held, err := runlog.OpenLog(log, 3, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := readFile(t, log)
+	rs := Settings{Algo: "hees", Restarts: "none", Seed: 1, Problem: "sphere", Dim: 3, Workers: 1, Trace: log, TraceEvery: 1}
+	if _, err := Create(context.Background(), filepath.Join(dir, "a.hees"), 1, &rs, s, nil, nil); err == nil || !strings.Contains(err.Error(), "another run is writing it") {
+		t.Errorf("a checkpointed run's trace on another run's log: %v", err)
+	}
+	if got := readFile(t, log); !bytes.Equal(got, before) {
+		t.Errorf("the refused trace changed the log: %q", got)
+	}
+	held.Close()
+
+	trace := filepath.Join(dir, "trace.csv")
+	rs.Trace = trace
+	path := filepath.Join(dir, "b.hees")
+	cp, err := Create(context.Background(), path, 1, &rs, s, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runlog.CreateTrace(trace, nil); err == nil || !strings.Contains(err.Error(), "another run is writing it") {
+		t.Errorf("a second trace on a checkpointed run's trace: %v", err)
+	}
+	cp.AfterGeneration(es.Progress{Strategy: s, Generation: 1}, func() { t.Fatal("canceled") })
+	cp.Close()
+	cp, _, err = Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runlog.CreateTrace(trace, nil); err == nil || !strings.Contains(err.Error(), "another run is writing it") {
+		t.Errorf("a second trace on a resumed run's trace: %v", err)
+	}
+	cp.Close()
+	if tf, err := runlog.CreateTrace(trace, nil); err != nil {
+		t.Errorf("a trace after the run closed it: %v", err)
+	} else {
+		tf.Close()
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -448,17 +449,91 @@ type TraceFile struct {
 }
 
 // CreateTrace creates (or empties) the trace file at path and writes the
-// comment lines of meta and the header.
+// comment lines of meta and the header. It must be a regular file, and it
+// is locked while it is open (atomicfile.TryLock), as a log is: a file
+// another run holds, as its log or its trace, is refused before it is
+// emptied.
 func CreateTrace(path string, meta []Field) (*TraceFile, error) {
-	f, err := os.Create(path)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := f.Write(TraceHead(meta)); err != nil {
+	if err := startTrace(f, meta); err != nil {
 		f.Close()
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return &TraceFile{file: f}, nil
+}
+
+// startTrace checks and locks the trace file f, empties it and writes its
+// head.
+func startTrace(f *os.File, meta []Field) error {
+	if err := lockTrace(f); err != nil {
+		return err
+	}
+	if err := f.Truncate(0); err != nil {
+		return err
+	}
+	_, err := f.Write(TraceHead(meta))
+	return err
+}
+
+// lockTrace checks that the trace file f is a regular file and takes its
+// lock, which it keeps while f is open.
+func lockTrace(f *os.File) error {
+	info, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if !info.Mode().IsRegular() {
+		return fmt.Errorf("it is %s, not a regular file: give the name of a file", boundedfile.Kind(info.Mode()))
+	}
+	held, err := atomicfile.TryLock(f)
+	switch {
+	case err == nil && !held:
+		return errors.New("another run is writing it (its lock is held): give this run another trace file")
+	case err != nil && !errors.Is(err, atomicfile.ErrLockUnsupported) && !errors.Is(err, errors.ErrUnsupported):
+		return err
+	}
+	return nil
+}
+
+// LockTrace opens the existing trace file at path and takes its lock, as
+// CreateTrace does, without changing it: a run with a checkpoint, which
+// writes its trace through other handles, holds it so while it runs. The
+// caller closes the file to release the lock.
+func LockTrace(path string) (*os.File, error) {
+	// A named pipe would block the open: the kind is checked first (and
+	// again on the file opened).
+	if info, err := os.Stat(path); err != nil {
+		return nil, err
+	} else if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: it is %s, not a regular file: give the name of a file", path, boundedfile.Kind(info.Mode()))
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY, 0)
+	if err != nil {
+		return nil, err
+	}
+	if err := lockTrace(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return f, nil
+}
+
+// CheckTraceFree reports a file at path that another run holds (as its
+// log or its trace) or that is not a regular file; a missing file is
+// free. It takes no lock: a run replaces its trace file and then locks it
+// (LockTrace).
+func CheckTraceFree(path string) error {
+	f, err := LockTrace(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return f.Close()
 }
 
 // TraceHead returns the start of a trace file: the comment lines of meta,

@@ -193,6 +193,44 @@ func TestLogRefusesSecondWriter(t *testing.T) {
 	second.Close()
 }
 
+// TestTraceRefusesSecondWriter: a trace file cannot be one that another
+// run holds, as its log or its trace (it was emptied and both runs wrote
+// into it), and is refused before it is emptied; nor can it be a
+// directory.
+func TestTraceRefusesSecondWriter(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "log.csv")
+	log, err := OpenLog(path, 2, []Field{{"run", "first"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := readAll(t, path)
+	if _, err := CreateTrace(path, nil); err == nil || !strings.Contains(err.Error(), "another run is writing it") || !strings.Contains(err.Error(), path) {
+		t.Errorf("a trace on an open log: %v", err)
+	}
+	if got := readAll(t, path); got != before {
+		t.Errorf("the refused trace changed the log:\n%q\nwant\n%q", got, before)
+	}
+	log.Close()
+	trace := filepath.Join(dir, "trace.csv")
+	first, err := CreateTrace(trace, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := CreateTrace(trace, nil); err == nil || !strings.Contains(err.Error(), "another run is writing it") {
+		t.Errorf("a second trace on an open trace: %v", err)
+	}
+	first.Close()
+	if again, err := CreateTrace(trace, nil); err != nil {
+		t.Errorf("a trace after the first closed: %v", err)
+	} else {
+		again.Close()
+	}
+	if _, err := CreateTrace(dir, nil); err == nil || !strings.Contains(err.Error(), "is a directory") {
+		t.Errorf("a trace on a directory: %v", err)
+	}
+}
+
 // readAll returns the content of the file at path.
 func readAll(t *testing.T, path string) string {
 	t.Helper()
