@@ -12,6 +12,7 @@ import (
 
 	"github.com/hees-dev/hees/internal/atomicfile"
 	"github.com/hees-dev/hees/internal/points"
+	"github.com/hees-dev/hees/internal/samefile"
 	"github.com/hees-dev/hees/internal/traceplot"
 )
 
@@ -47,6 +48,10 @@ func runPlot(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	in := positional[0]
 	if *out == "" {
 		*out = strings.TrimSuffix(in, filepath.Ext(in)) + ".svg"
+	}
+	if samefile.Same(in, *out) {
+		// The figure would replace the trace it is drawn from.
+		return report(stderr, name, usagef("the output %s is the trace file itself: give another -o FILE", *out))
 	}
 	if *title == "" {
 		*title = filepath.Base(in)

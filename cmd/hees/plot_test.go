@@ -178,3 +178,40 @@ func TestPlotLog(t *testing.T) {
 		t.Errorf("stderr %q, want a warning", stderr.String())
 	}
 }
+
+// TestPlotRefusesOwnInput: the figure may not replace the trace it is
+// drawn from, by -o or by the default name of a trace that ends in .svg
+// (before: "wrote", exit 0, and the trace was gone).
+func TestPlotRefusesOwnInput(t *testing.T) {
+	dir := t.TempDir()
+	writeTestTrace(t, dir)
+	in := filepath.Join(dir, "trace.csv")
+	named := filepath.Join(dir, "tr.svg")
+	data, err := os.ReadFile(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(named, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link.csv")
+	if err := os.Symlink(in, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"plot", "-o", in, in},
+		{"plot", "-o", dir + "/./trace.csv", in},
+		{"plot", named},
+		{"plot", "-o", link, in},
+	} {
+		code, out, errOut := cli("", args...)
+		if code != exitUsage || out != "" || !strings.Contains(errOut, "is the trace file itself") || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q", args, code, out, errOut)
+		}
+	}
+	for _, path := range []string{in, named} {
+		if got, err := os.ReadFile(path); err != nil || !bytes.Equal(got, data) {
+			t.Errorf("%s changed (%v)", path, err)
+		}
+	}
+}
