@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"math"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/hees-dev/hees/es"
@@ -205,6 +206,9 @@ func (rf *runFlags) check(set map[string]bool) error {
 		}
 	}
 	switch {
+	case set["cmd"] && strings.TrimSpace(rf.command) == "":
+		// An unset "$PROG" must not run the built-in problem instead.
+		return usagef("-cmd %q is empty: want the program to optimise", rf.command)
 	case rf.command != "" && set["f"]:
 		return usagef("give -f or -cmd, not both")
 	case rf.workers < 1 || rf.workers > es.MaxWorkers:

@@ -183,6 +183,9 @@ func init() {
 		cliCase{"run_extra_argument", []string{"run", "sphere"}, ""},
 		cliCase{"run_cmd_and_f", []string{"run", "-cmd", "./sim", "-f", "sphere", "-d", "2"}, ""},
 		cliCase{"run_cmd_without_d", []string{"run", "-cmd", "./sim"}, ""},
+		// An unset "$PROG" ran the built-in problem, exit 0.
+		cliCase{"run_cmd_empty", []string{"run", "-cmd", "", "-d", "2"}, ""},
+		cliCase{"run_cmd_blank", []string{"run", "-cmd", "  ", "-d", "2"}, ""},
 		cliCase{"run_cmd_missing_program", []string{"run", "-cmd", "./testdata/no-such-program", "-d", "2"}, ""},
 		cliCase{"run_workers_zero", []string{"run", "-workers", "0"}, ""},
 		cliCase{"run_trace_missing_dir", []string{"run", "-json", "-f", "sphere", "-d", "2", "-trace", "testdata/no-such-dir/trace.csv"}, ""},
