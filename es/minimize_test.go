@@ -165,6 +165,14 @@ func TestMinimizeBudget(t *testing.T) {
 				p := &countingProblem{f: sphere}
 				s := newFake(3, 7, 1)
 				res, err := Minimize(context.Background(), p, s, Options{Workers: workers, MaxEvals: budget})
+				if budget < 7 {
+					// A budget that fits no generation is an error, not a
+					// run that evaluates nothing.
+					if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("the budget MaxEvals = %d is smaller than the first generation's 7 candidates", budget)) || p.calls.Load() != 0 || res.Reason != ReasonMaxEvals {
+						t.Errorf("err %v, %d calls, Reason %q", err, p.calls.Load(), res.Reason)
+					}
+					return
+				}
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -12,7 +12,9 @@ import (
 type Limits struct {
 	// MaxEvals is the evaluation budget, counted against the strategy's
 	// Evals; 0 means none. A generation whose candidates would exceed it
-	// is not asked: the run stops with ReasonMaxEvals before it.
+	// is not asked: the run stops with ReasonMaxEvals before it, and when
+	// that is the first generation of a strategy that has evaluated
+	// nothing, Ask returns an error that says so.
 	MaxEvals int
 	// Target, when not nil, stops the run with ReasonTarget after the
 	// first generation that evaluated a value <= *Target; for a strategy
@@ -122,6 +124,12 @@ func (r *Run) Ask() (*linalg.Dense, error) {
 	if r.limits.MaxEvals > 0 && r.s.Evals()+rows > r.limits.MaxEvals {
 		r.reason = ReasonMaxEvals
 		r.injecting = false
+		if r.s.Evals() == 0 {
+			// Not a budget spent but one that fits no generation: the
+			// run would end with nothing evaluated and no best point.
+			return nil, fmt.Errorf("es: %s: the budget MaxEvals = %d is smaller than the first generation's %d candidates: nothing would be evaluated",
+				r.s.Name(), r.limits.MaxEvals, rows)
+		}
 		return nil, nil
 	}
 	r.rows = rows

@@ -399,6 +399,22 @@ func (sf *strategyFlags) strategy(cfg es.Config) (es.Strategy, error) {
 	return es.NewNoiseHandler(s, es.NoiseConfig{MaxEvals: sf.noiseEvals})
 }
 
+// checkBudget reports a budget maxEvals (0: none) smaller than the first
+// generation of s when no known points come first (known: their number):
+// the run would evaluate nothing (es.Run refuses it too, but only after
+// the run's files are made). The first generation of a NoiseHandler
+// evaluates each point once (EvalsPerPoint), not MaxEvals times.
+func (sf *strategyFlags) checkBudget(s es.Strategy, maxEvals, known int) error {
+	rows := s.PopulationSize()
+	if h, ok := s.(*es.NoiseHandler); ok {
+		rows = rows / sf.noiseEvals * h.EvalsPerPoint()
+	}
+	if maxEvals > 0 && known == 0 && rows > maxEvals {
+		return usagef("-max-evals %d is smaller than the first generation of %s (%d evaluations): nothing would be evaluated; raise -max-evals or lower the population", maxEvals, s.Name(), rows)
+	}
+	return nil
+}
+
 // registerNoise defines -noise and -noise-evals on fs.
 func (sf *strategyFlags) registerNoise(fs *flag.FlagSet) {
 	fs.BoolVar(&sf.noise, "noise", false, "uncertainty handling for a noisy objective ("+strategiesWith(func(i es.Info) bool { return i.Noise }, "and")+"): measure the noise, raise sigma (up to -sigma0) or the evaluations per point while it dominates, report the recommended point (the mean) apart from the best value")

@@ -216,6 +216,45 @@ func TestRunLogTwoWriters(t *testing.T) {
 	}
 }
 
+// TestBudgetBelowFirstGeneration: a budget smaller than the first
+// generation is refused before any file is made (before: "evaluations 0",
+// best value +Inf, exit 0, and hees init made a state born stopped). A
+// budget of exactly one generation runs it; with -noise the first
+// generation evaluates each point once.
+func TestBudgetBelowFirstGeneration(t *testing.T) {
+	dir := t.TempDir()
+	log, trace, state := filepath.Join(dir, "log.csv"), filepath.Join(dir, "trace.csv"), filepath.Join(dir, "run.hees")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "-d", "2", "-max-evals", "4", "-log", log, "-trace", trace}, "-max-evals 4 is smaller than the first generation of hees2 (5 evaluations)"},
+		{[]string{"run", "-d", "2", "-max-evals", "200", "-pairs", "1000"}, "-max-evals 200 is smaller than the first generation of hees2 (2001 evaluations)"},
+		{[]string{"run", "-d", "2", "-max-evals", "5", "-algo", "cmaes", "-restarts", "ipop"}, "-max-evals 5 is smaller than the first generation of ipop-cmaes (6 evaluations)"},
+		{[]string{"run", "-d", "2", "-max-evals", "7", "-noise", "-algo", "cmaes", "-f", "sphere:noise=add,sigma=0.1"}, "-max-evals 7 is smaller than the first generation of cmaes (8 evaluations)"},
+		{[]string{"init", "-state", state, "-d", "2", "-pairs", "100000"}, "-max-evals 20000 is smaller than the first generation of hees2 (200001 evaluations)"},
+	} {
+		code, stdout, stderr := runCLI(c.args...)
+		if code != exitUsage || stdout != "" || !strings.Contains(stderr, c.want) || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q", c.args, code, stdout, stderr)
+		}
+	}
+	for _, path := range []string{log, trace, state} {
+		if _, err := os.Stat(path); err == nil {
+			t.Errorf("%s was made", path)
+		}
+	}
+	for _, args := range [][]string{
+		{"run", "-d", "2", "-max-evals", "5", "-json"},
+		{"run", "-d", "2", "-max-evals", "6", "-noise", "-f", "sphere:noise=add,sigma=0.1", "-json"},
+	} {
+		code, stdout, stderr := runCLI(args...)
+		if code != exitOK || !strings.Contains(stdout, `"evals":`) || strings.Contains(stdout, `"evals":0,`) {
+			t.Errorf("%q: exit %d, stdout %.200q, stderr %q", args, code, stdout, stderr)
+		}
+	}
+}
+
 // TestRunInjectBeyondBudget: more known points than -max-evals is refused
 // before anything runs, rather than a run that evaluates nothing and
 // reports no best point.

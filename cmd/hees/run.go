@@ -310,6 +310,9 @@ func (rf *runFlags) run(ctx context.Context, stdout, stderr io.Writer) int {
 	if err != nil {
 		return report(stderr, name, err)
 	}
+	if err := rf.checkBudget(s, settings.MaxEvals, len(inject)); err != nil {
+		return report(stderr, name, err)
+	}
 	if settings.TraceEvery == 0 {
 		hessian := problem != nil && es.TransformOf(s) != nil && objectives.HasHessian(problem)
 		settings.TraceEvery = es.DefaultTraceInterval(s.Dim(), s.PopulationSize(), hessian)

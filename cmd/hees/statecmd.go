@@ -218,6 +218,9 @@ func runInit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return report(stderr, name, err)
 	}
+	if err := sf.checkBudget(s, maxEvals.n, len(inject)); err != nil {
+		return report(stderr, name, err)
+	}
 	runID, err := session.NewRunID(rand.Reader)
 	if err != nil {
 		return report(stderr, name, err)
