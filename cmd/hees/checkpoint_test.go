@@ -8,6 +8,7 @@ import (
 	"errors"
 	"github.com/hees-dev/hees/internal/checkpoint"
 	"github.com/hees-dev/hees/internal/runner"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -329,6 +330,14 @@ func TestResumeBadFiles(t *testing.T) {
 			`hees resume: DIR/relative dir: bad checkpoint: dir "a" is not an absolute path`, exitFailure},
 		{"canceled stop", reencode(func(c *checkpoint.State) { c.File.Stop = es.ReasonCanceled }),
 			`hees resume: DIR/canceled stop: bad checkpoint: stop reason "canceled" does not end a run`, exitFailure},
+		// Before: resumed as if it had not stopped ("stop reason none
+		// yet"), and hees status printed the made-up reason.
+		{"unknown stop", reencode(func(c *checkpoint.State) { c.File.Stop = "bogus reason" }),
+			`hees resume: DIR/unknown stop: bad checkpoint: stop reason "bogus reason" is none of hees's`, exitFailure},
+		// Before: resumed with a negative time, then wrote a checkpoint
+		// that neither resume nor status would read.
+		{"elapsed overflow", reencode(func(c *checkpoint.State) { c.File.Elapsed = math.MaxInt64 }),
+			`hees resume: DIR/elapsed overflow: bad checkpoint: elapsed 2562047h47m16.854775807s, trace "" of 0 bytes`, exitFailure},
 	} {
 		path := filepath.Join(dir, c.name)
 		if c.data != nil {

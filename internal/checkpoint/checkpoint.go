@@ -459,6 +459,11 @@ func Parse(payload []byte) (*State, error) {
 	return st, nil
 }
 
+// maxElapsed bounds the time a checkpoint says its run has taken: a
+// century, far from the overflow of the sum with a resumed run's time
+// (time.Duration holds 292 years).
+const maxElapsed = 100 * 365 * 24 * time.Hour
+
 // check validates the settings of a decoded checkpoint against its
 // strategy, and parses the problem. The strategy is restored first: its
 // state holds d coordinates, so a corrupted dimension cannot make the
@@ -478,10 +483,13 @@ func (st *State) check() error {
 		return fmt.Errorf("the strategy is %s in %d dimensions, the settings say %s in %d", s.Name(), s.Dim(), rs.Name(), rs.Dim)
 	case (rs.Problem == "") == (rs.Command == ""):
 		return errors.New("want either a problem or a command")
-	case f.Elapsed < 0 || f.TraceBytes < 0 || (rs.Trace == "") != (f.TraceBytes == 0):
+	case f.Elapsed < 0 || f.Elapsed > maxElapsed || f.TraceBytes < 0 || (rs.Trace == "") != (f.TraceBytes == 0):
 		return fmt.Errorf("elapsed %v, trace %q of %d bytes", f.Elapsed, rs.Trace, f.TraceBytes)
 	case resumableReason(f.Stop):
 		return fmt.Errorf("stop reason %q does not end a run", f.Stop)
+	}
+	if _, err := es.ParseReason(string(f.Stop)); err != nil {
+		return fmt.Errorf("stop reason %q is none of hees's", f.Stop)
 	}
 	if f.Inject != nil {
 		// The points must be ones the strategy takes (Run.Inject checks
