@@ -176,9 +176,9 @@ func LogHeader(d int) string {
 // meta, creating it when it does not exist. A new or empty file gets the
 // comment lines of meta and the header. An existing log is appended to: it
 // must be a regular file with the same header (a log of another dimension
-// is an error that says so), a last line that a crash cut short is removed,
-// and the comment lines of meta are appended before the new rows, so that
-// the file tells its runs apart. The log is locked while it is open
+// is an error that says so), a last line without its newline (a crash cut
+// it short) becomes a comment, and the comment lines of meta are appended
+// before the new rows, so that the file tells its runs apart. The log is locked while it is open
 // (atomicfile.TryLock): a second run that opens it is refused, rather than
 // interleaving its rows (on a file system without locks, nothing is
 // locked).
@@ -232,9 +232,9 @@ func openLog(path string, d int, meta []Field, resumed int, cols Columns) (*Log,
 }
 
 // start checks the file and takes its lock, writes the head of a new log,
-// or checks an existing one, cuts off a partial last line and (resumed >=
-// 0) turns the rows after that evaluation into comments, then writes the
-// comment lines of meta.
+// or checks an existing one, keeps a partial last line as a comment and
+// (resumed >= 0) turns the rows after that evaluation into comments, then
+// writes the comment lines of meta.
 func (l *Log) start(meta []Field, resumed int) error {
 	info, err := l.file.Stat()
 	if err != nil {
@@ -361,7 +361,11 @@ func scanBack(f *os.File, end int64, visit func(line []byte, at int64) bool) err
 	return nil
 }
 
-// cutPartialLine truncates f, of size bytes, after its last newline.
+// cutPartialLine ends f, of size bytes, with a newline: a last line
+// without one (a crash cut it short, or the file was edited) is removed
+// from the rows and kept after them as a comment line, PartialComment
+// and its text, so that no reader takes it for a row and nothing of it is
+// lost. A partial line longer than maxPartial bytes is cut off.
 func cutPartialLine(f *os.File, size int64) error {
 	var last [1]byte
 	if _, err := f.ReadAt(last[:], size-1); err != nil {
@@ -372,19 +376,42 @@ func cutPartialLine(f *os.File, size int64) error {
 	}
 	const chunk = 1 << 16
 	buf := make([]byte, chunk)
+	start := int64(0) // of the partial line
 	for end := size - 1; end > 0; {
-		start := max(0, end-chunk)
-		n, err := f.ReadAt(buf[:end-start], start)
+		from := max(0, end-chunk)
+		n, err := f.ReadAt(buf[:end-from], from)
 		if err != nil {
 			return err
 		}
 		if i := bytes.LastIndexByte(buf[:n], '\n'); i >= 0 {
-			return f.Truncate(start + int64(i) + 1)
+			start = from + int64(i) + 1
+			break
 		}
-		end = start
+		end = from
 	}
-	return f.Truncate(0)
+	var partial []byte
+	if size-start <= maxPartial {
+		partial = make([]byte, size-start)
+		if _, err := f.ReadAt(partial, start); err != nil {
+			return err
+		}
+	}
+	if err := f.Truncate(start); err != nil {
+		return err
+	}
+	if partial == nil {
+		return nil
+	}
+	_, err := f.Write(append(append([]byte(PartialComment), partial...), '\n'))
+	return err
 }
+
+// PartialComment starts the comment line that keeps a last line a log
+// had without its newline (cutPartialLine).
+const PartialComment = "# a line without its end, kept as a comment: "
+
+// maxPartial is the longest partial last line a log keeps as a comment.
+const maxPartial = 64 << 20
 
 // Comment appends comment lines of fields, such as a note that the run
 // was resumed.

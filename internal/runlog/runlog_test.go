@@ -12,8 +12,10 @@ import (
 )
 
 // TestLogAppend writes a log, cuts its last line in the middle as a crash
-// could, opens it again and checks that the partial line is gone, that no
-// second header is written, and that a log of another dimension is refused.
+// could, opens it again and checks that the partial line is no longer a
+// row but a comment that keeps its text (before: it was deleted, also a
+// complete row that only lacked its newline), that no second header is
+// written, and that a log of another dimension is refused.
 func TestLogAppend(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "log.csv")
 	meta := []Field{{"strategy", "hees"}, {"command", "./sim\n--fast"}}
@@ -46,7 +48,7 @@ func TestLogAppend(t *testing.T) {
 		t.Fatal(err)
 	}
 	l.Close()
-	if got := readString(t, path); got != want+"# strategy: hees\n3,1,0,ok,0,0,0\n" {
+	if got := readString(t, path); got != want+PartialComment+"3,1,0,ok,1\n# strategy: hees\n3,1,0,ok,0,0,0\n" {
 		t.Errorf("appended log:\n%s", got)
 	}
 
