@@ -2,6 +2,8 @@ package main
 
 import (
 	"testing"
+
+	"github.com/hees-dev/hees/es"
 )
 
 // The golden cases of the bbob-noisy problems: hees eval prints COCO's
@@ -39,5 +41,25 @@ func TestRunNoisyWorkers(t *testing.T) {
 		if other == one {
 			t.Errorf("%s: seeds 1 and 2 give the same run", spec)
 		}
+	}
+}
+
+// TestRunNoisyNoDefaultTarget: a noisy problem has no default target,
+// with or without -noise (before: sphere:noise=add,sigma=1 stopped with
+// "target reached" after 20 evaluations at a point 0.14 above f*, its
+// noisy value below f* + 1e-8 by luck); a target given is kept.
+func TestRunNoisyNoDefaultTarget(t *testing.T) {
+	for _, spec := range []string{"sphere:noise=add,sigma=1", "bbob-noisy/f101/i1"} {
+		rep, out := runJSON(t, "-f", spec, "-d", "2", "-max-evals", "400")
+		if rep["target"] != nil || rep["stop_reason"] == string(es.ReasonTarget) {
+			t.Errorf("%s: %s", spec, out)
+		}
+	}
+	rep, out := runJSON(t, "-f", "sphere:noise=add,sigma=1", "-d", "2", "-max-evals", "400", "-target", "0.5")
+	if rep["target"] != 0.5 {
+		t.Errorf("a target given: %s", out)
+	}
+	if rep, out := runJSON(t, "-f", "sphere", "-d", "2", "-max-evals", "400"); rep["target"] != 1e-8 {
+		t.Errorf("a noise-free problem lost its default target: %s", out)
 	}
 }
