@@ -268,3 +268,25 @@ func TestRunInjectBeyondBudget(t *testing.T) {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 }
+
+// TestRunNoFiniteValue: a run whose every value was NaN or +Inf has no
+// result: exit 1 and an error saying so, in the summary and the JSON
+// (before: best value +Inf, best x none, exit 0).
+func TestRunNoFiniteValue(t *testing.T) {
+	program := filepath.Join(t.TempDir(), "nan.sh")
+	if err := os.WriteFile(program, []byte("#!/bin/sh\nwhile read line; do echo NaN; done\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"run", "-d", "2", "-cmd", program},
+		{"run", "-d", "2", "-max-evals", "200", "-x0", "1e300,1e300", "-json"},
+	} {
+		code, stdout, stderr := runCLI(args...)
+		if code != exitFailure || !strings.Contains(stderr, "gave a value below +Inf") || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%q: exit %d, stderr %q", args, code, stderr)
+		}
+		if args[len(args)-1] == "-json" && !strings.Contains(stdout, `"error":"no evaluation of`) {
+			t.Errorf("%q: the JSON has no error: %s", args, stdout)
+		}
+	}
+}

@@ -497,13 +497,18 @@ func execute(ctx context.Context, name string, rs *checkpoint.Settings, problem 
 }
 
 // printResult prints the summary of a run that ended with res and the
-// failures, and returns the exit status: exitFailure when the run failed or
-// was canceled. With a checkpoint that the run can be continued from, it
+// failures, and returns the exit status: exitFailure when the run failed,
+// was canceled, or evaluated no value below +Inf. With a checkpoint that the run can be continued from, it
 // also says so on stderr.
 func printResult(name string, rs *checkpoint.Settings, problem objectives.Problem, s es.Strategy, res es.Result,
 	failures []error, cp *checkpoint.Writer, out outputFlags, stdout, stderr io.Writer) int {
 	rep := newRunReport(rs, problem, s, res)
 	status := exitOK
+	if res.X == nil && res.Evals > 0 && len(failures) == 0 {
+		// The run ended normally but has no result to give: every value
+		// was NaN or +Inf (a broken objective, or an x0 where it overflows).
+		failures = []error{fmt.Errorf("no evaluation of %d gave a value below +Inf (stop reason: %s)", res.Evals, res.Reason)}
+	}
 	if len(failures) > 0 {
 		rep.Error = errors.Join(failures...).Error()
 		status = exitFailure
