@@ -87,9 +87,10 @@ func stateError(err error) error {
 
 // loadState reads the run at path without the lock (the snapshot is
 // replaced atomically and the journal only grows, so this reads one
-// consistent version). A missing file is a usageError.
-func loadState(path string) (*session.View, error) {
-	v, err := session.Store{Path: path}.Load()
+// consistent version) for the command name, which tells stderr of what
+// does not stop it (a journal missing). A missing file is a usageError.
+func loadState(name, path string, stderr io.Writer) (*session.View, error) {
+	v, err := session.Store{Path: path, Warn: func(msg string) { fmt.Fprintf(stderr, "%s: %s\n", name, msg) }}.Load()
 	return v, stateError(err)
 }
 
@@ -331,7 +332,7 @@ func runAsk(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err := checkLease(*lease); err != nil {
 		return report(stderr, name, err)
 	}
-	v, err := loadState(*path)
+	v, err := loadState(name, *path, stderr)
 	if err != nil {
 		return report(stderr, name, err)
 	}
@@ -649,7 +650,7 @@ func runStatus(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return checkpointStatus(name, *cpPath, *asJSON, stdout, stderr)
 	}
 	if *watch == 0 {
-		v, err := loadState(*path)
+		v, err := loadState(name, *path, stderr)
 		if err != nil {
 			return report(stderr, name, err)
 		}
@@ -659,7 +660,7 @@ func runStatus(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer stop()
 	inPlace := isTerminal(stdout) && !*asJSON
 	for {
-		v, err := loadState(*path)
+		v, err := loadState(name, *path, stderr)
 		if err != nil {
 			return report(stderr, name, err)
 		}

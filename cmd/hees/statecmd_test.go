@@ -566,3 +566,31 @@ func TestInitLog(t *testing.T) {
 		t.Errorf("the log after the fold:\n%s", strings.Join(rows, "\n"))
 	}
 }
+
+// TestJournalMissing: a journal removed by hand loses the values told
+// since the last fold, which hees cannot give back; every command that
+// reads the run says so on stderr (before: "0 told", and ask handed the
+// told candidates out again, without a word).
+func TestJournalMissing(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "run.hees")
+	mustCLI(t, "", "init", "-state", path, "-d", "2")
+	first, _, _ := strings.Cut(mustCLI(t, "", "ask", "-state", path), "\n")
+	id, _, _ := strings.Cut(first, " ")
+	mustCLI(t, id+" 5\n", "tell", "-state", path)
+	if st := status(t, path); st["told"] != 1.0 {
+		t.Fatalf("told: %v", st)
+	}
+	if err := os.Rename(session.JournalPath(path), path+".moved"); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"status", "-state", path},
+		{"ask", "-state", path},
+		{"tell", "-state", path},
+	} {
+		code, _, errOut := cli("", args...)
+		if code != exitOK || !strings.Contains(errOut, session.JournalPath(path)+" is missing: the values told since the last fold, if there were any, are lost") {
+			t.Errorf("%q: exit %d, stderr %q", args, code, errOut)
+		}
+	}
+}

@@ -77,7 +77,7 @@ func runWorker(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return report(stderr, name, &usageError{err.Error()})
 		}
 	}
-	v, err := loadState(*path)
+	v, err := loadState(name, *path, stderr)
 	if err != nil {
 		return report(stderr, name, err)
 	}

@@ -51,7 +51,7 @@ type Store struct {
 	// context is done.
 	Waiting func(lock, holder string)
 	// Warn, when not nil, hears of what does not stop an operation: a torn
-	// record cut off, a stale lock broken.
+	// record cut off, a stale lock broken, a journal missing.
 	Warn func(msg string)
 	// Stale is the stale bound of the lock file (atomicfile.FileLock), 0:
 	// atomicfile.DefaultStale.
@@ -244,6 +244,14 @@ func (st Store) refresh(rep *replica, locked bool) (*View, error) {
 	ss, snap, err := st.readSnapshot()
 	if err != nil {
 		return nil, err
+	}
+	if kind, _, _ := statefile.Decode(snap); kind == Kind && st.Warn != nil {
+		if _, err := os.Stat(JournalPath(st.Path)); errors.Is(err, fs.ErrNotExist) {
+			// hees replaces a journal by a rename and never removes one
+			// (a state file of version 2 has none): this one was removed
+			// or moved by hand.
+			st.Warn(fmt.Sprintf("%s is missing: the values told since the last fold, if there were any, are lost (hees never removes a journal)", JournalPath(st.Path)))
+		}
 	}
 	if !locked {
 		return ss.View, nil
