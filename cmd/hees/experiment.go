@@ -101,8 +101,8 @@ type experimentCommon struct {
 }
 
 // runChecked checks the settings of an experiment (check, then the output
-// directory out, which it makes), runs it, writes its files in out and returns the exit
-// status; name prefixes the error lines.
+// directory out, which it makes), runs it, writes its files in out and
+// returns the exit status; name prefixes the error lines.
 func runChecked(name string, check func() error, run func(io.Writer) ([]experiment.File, error), out string, stdout, stderr io.Writer) int {
 	switch err := check(); {
 	case err != nil:

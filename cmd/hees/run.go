@@ -157,7 +157,7 @@ func runRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.IntVar(&rf.dim, "d", 10, "dimension `D`")
 	rf.maxEvals.def = fmt.Sprintf("%d*d", budgetPerDim)
 	fs.Var(&rf.maxEvals, "max-evals", "evaluation budget `N` (0: none)")
-	rf.target.def = "f*+1e-8 when f* is known, without -noise and noise, else none"
+	rf.target.def = "f*+1e-8 for a noise-free problem whose f* is known, without -noise; else none"
 	fs.Var(&rf.target, "target", "stop when a value is at most `F`, or none")
 	fs.IntVar(&rf.workers, "workers", 1, "evaluate in `N` goroutines (with -cmd, N processes)")
 	fs.DurationVar(&rf.maxTime, "max-time", 0, "stop after the wall-clock `TIME`, such as 90s or 2h (0: no limit)")
@@ -498,8 +498,8 @@ func execute(ctx context.Context, name string, rs *checkpoint.Settings, problem 
 
 // printResult prints the summary of a run that ended with res and the
 // failures, and returns the exit status: exitFailure when the run failed,
-// was canceled, or evaluated no value below +Inf. With a checkpoint that the run can be continued from, it
-// also says so on stderr.
+// was canceled, or evaluated no value below +Inf. With a checkpoint that
+// the run can be continued from, it also says so on stderr.
 func printResult(name string, rs *checkpoint.Settings, problem objectives.Problem, s es.Strategy, res es.Result,
 	failures []error, cp *checkpoint.Writer, out outputFlags, stdout, stderr io.Writer) int {
 	rep := newRunReport(rs, problem, s, res)
