@@ -178,8 +178,7 @@ func runInit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if *lostLeases < 0 || *lostLeases > runspec.MaxLostLeases {
 		return report(stderr, name, usagef("-lost-leases %d: want 0 to %d", *lostLeases, runspec.MaxLostLeases))
 	}
-	lock, err := session.ChooseLock(*path, *lockMode)
-	if err != nil {
+	if err := session.CheckLockMode(*lockMode); err != nil {
 		return report(stderr, name, &usageError{err.Error()})
 	}
 	if err := checkDim(*dim); err != nil {
@@ -228,6 +227,12 @@ func runInit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	spec := runspec.Spec{Algo: sf.algo, Restarts: sf.restarts, Seed: sf.seed, MaxEvals: maxEvals.n, Target: target.value,
 		Retries: *retries, OnError: es.OnError(onError), LostLeases: *lostLeases, Log: logPath, Space: spaceJSON}
+	// The file system is probed for its lock (ChooseLock makes FILE.lock)
+	// once every flag is good, so that a usage error leaves nothing.
+	lock, err := session.ChooseLock(*path, *lockMode)
+	if err != nil {
+		return report(stderr, name, &usageError{err.Error()})
+	}
 	ss, err := session.New(session.Settings{RunID: runID, Spec: spec, Lock: lock, Inject: inject}, s)
 	if err != nil {
 		return report(stderr, name, err)

@@ -594,3 +594,25 @@ func TestJournalMissing(t *testing.T) {
 		}
 	}
 }
+
+// TestInitErrorLeavesNoLock: a usage error of hees init leaves no file
+// next to the state (before: FILE.lock stayed after any error, made by the
+// probe of the file system's locks before the other flags were checked).
+func TestInitErrorLeavesNoLock(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "run.hees")
+	for _, args := range [][]string{
+		{"init", "-state", path},
+		{"init", "-state", path, "-d", "2", "-algo", "nope"},
+		{"init", "-state", path, "-d", "2", "-inject", filepath.Join(dir, "none")},
+		{"init", "-state", path, "-d", "2", "-lock", "sometimes"},
+		{"init", "-state", path, "-d", "2", "-pairs", "100000"},
+	} {
+		if code, _, errOut := cli("", args...); code == exitOK || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("%q: exit %d, stderr %q", args, code, errOut)
+		}
+	}
+	if entries, err := os.ReadDir(dir); err != nil || len(entries) != 0 {
+		t.Errorf("files left: %v (%v)", entries, err)
+	}
+}

@@ -95,20 +95,32 @@ func (st Store) lock(ctx context.Context, mode string) (heldLock, error) {
 // is LockFlock or LockFile, and for "auto" flock where the file system
 // takes flock locks and the lock-file protocol where it refuses them.
 func ChooseLock(path, mode string) (string, error) {
-	switch mode {
-	case LockFlock, LockFile:
-		return mode, nil
-	case "auto", "":
-		ok, err := atomicfile.FlockWorks(LockPath(path, LockFlock))
-		if err != nil {
-			return "", err
-		}
-		if ok {
-			return LockFlock, nil
-		}
-		return LockFile, nil
+	if err := CheckLockMode(mode); err != nil {
+		return "", err
 	}
-	return "", fmt.Errorf("lock %q: want auto, %s or %s", mode, LockFlock, LockFile)
+	if mode == LockFlock || mode == LockFile {
+		return mode, nil
+	}
+	ok, err := atomicfile.FlockWorks(LockPath(path, LockFlock))
+	if err != nil {
+		return "", err
+	}
+	if ok {
+		return LockFlock, nil
+	}
+	return LockFile, nil
+}
+
+// CheckLockMode reports a mode that is none of auto (or ""), LockFlock
+// and LockFile, without touching any file: hees init checks it with its
+// other flags, and probes the file system (ChooseLock) only once they are
+// all good, so that a usage error leaves no lock file behind.
+func CheckLockMode(mode string) error {
+	switch mode {
+	case "auto", "", LockFlock, LockFile:
+		return nil
+	}
+	return fmt.Errorf("lock %q: want auto, %s or %s", mode, LockFlock, LockFile)
 }
 
 // Self is the Holder that this process is, in worker slot slot: its host
