@@ -688,6 +688,10 @@ func (g *Grid) check() error {
 		return fmt.Errorf("bench: no strategy of %s supports the restarts %v", strings.Join(g.Strategies, ", "), g.Restarts)
 	case !(g.Budget > 0) || g.Budget*float64(slices.Max(g.Dims)) > 1<<40:
 		return fmt.Errorf("bench: Budget %v: want a positive multiple of the dimension, at most 2^40 evaluations", g.Budget)
+	case g.Budget*float64(slices.Min(g.Dims)) < 1:
+		// MaxEvals = int(Budget d) = 0 would be no budget at all: runs
+		// without end, or records of budget 0.
+		return fmt.Errorf("bench: Budget %v gives no evaluation in d = %d: want at least 1/d", g.Budget, slices.Min(g.Dims))
 	case !(g.Sigma0 > 0) || math.IsInf(g.Sigma0, 1):
 		return fmt.Errorf("bench: Sigma0 %v: want a positive finite number", g.Sigma0)
 	case g.Workers < 0:

@@ -194,6 +194,7 @@ func TestGridRunBadGrid(t *testing.T) {
 		{func(g *Grid) { g.Strategies = []string{"nope"} }, `unknown strategy "nope"`},
 		{func(g *Grid) { g.Functions = nil }, "the grid is empty"},
 		{func(g *Grid) { g.Budget = 0 }, "Budget 0"},
+		{func(g *Grid) { g.Budget = 0.4; g.Dims = []int{2, 3} }, "Budget 0.4 gives no evaluation in d = 2"},
 		{func(g *Grid) { g.Sigma0 = math.Inf(1) }, "Sigma0 +Inf"},
 		{func(g *Grid) { g.Workers = -1 }, "Workers -1"},
 		{func(g *Grid) { g.Out = "" }, "no output directory"},

@@ -407,6 +407,9 @@ func TestBenchUsageErrors(t *testing.T) {
 		{[]string{"-algo", "cma11", "-restarts", "bipop", "-out", out}, exitFailure, "no strategy of cma11 supports the restarts [bipop]"},
 		{[]string{"-budget", "0", "-out", out}, exitUsage, "-budget 0"},
 		{[]string{"-budget", "NaN", "-out", out}, exitUsage, "-budget NaN"},
+		// Below 1/d, int(Budget d) was 0, no budget at all: runs without end.
+		{[]string{"-budget", "0.4", "-dims", "2", "-out", out}, exitUsage, "-budget 0.4 gives no evaluation in d = 2: want at least 1/d"},
+		{[]string{"-budget", "1e-300", "-dims", "2,40", "-out", out}, exitUsage, "-budget 1e-300 gives no evaluation in d = 2"},
 		{[]string{"-sigma0", "-1", "-out", out}, exitUsage, "-sigma0 -1"},
 		{[]string{"-workers", "-1", "-out", out}, exitUsage, "-workers -1"},
 		{[]string{"-q", "-v", "-out", out}, exitUsage, "exclude each other"},
