@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math"
+	"strings"
 	"sync"
 
 	"github.com/hees-dev/hees/linalg"
@@ -25,9 +26,15 @@ const (
 // noise= without sigma=.
 const DefaultNoiseSigma = 0.1
 
-// NewNoisyClassic returns p, a noise-free problem of this package, with
-// Gaussian noise of the model noise (NoiseAdditive or NoiseMultiplicative)
-// and level sigma (positive and finite): the value at x is
+// MaxNoiseSigma bounds the noise level: beyond it f + s·N or f·(1 + s·N)
+// overflows to ±Inf for some draws (with s = 1e308, 13 values in 200),
+// and a -Inf reads as a function unbounded below.
+const MaxNoiseSigma = 1e100
+
+// NewNoisyClassic returns p, a noise-free classic problem of this package
+// (not one of a suite), with Gaussian noise of the model noise
+// (NoiseAdditive or NoiseMultiplicative) and level sigma (positive, at
+// most MaxNoiseSigma): the value at x is
 //
 //	add  f(x) + sigma·N
 //	mul  f(x)·(1 + sigma·N)
@@ -52,10 +59,15 @@ func NewNoisyClassic(p Problem, noise string, sigma float64) (Noisy, error) {
 	if noise != NoiseAdditive && noise != NoiseMultiplicative {
 		return nil, fmt.Errorf("objectives: noise %q: want %s (additive) or %s (multiplicative)", noise, NoiseAdditive, NoiseMultiplicative)
 	}
-	if !(sigma > 0) || math.IsInf(sigma, 1) {
-		return nil, fmt.Errorf("objectives: noise sigma %v: want a positive finite number", sigma)
+	if !(sigma > 0) || sigma > MaxNoiseSigma {
+		return nil, fmt.Errorf("objectives: noise sigma %v: want a positive finite number, at most %g", sigma, float64(MaxNoiseSigma))
 	}
 	name := p.Name()
+	if strings.Contains(name, "/") {
+		// A suite's problem takes no parameters: its name with noise=
+		// would not read back (bbob-noisy has COCO's own noise).
+		return nil, fmt.Errorf("objectives: %s: noise is for the classic functions (bbob-noisy has COCO's)", name)
+	}
 	sep := ":"
 	if _, _, ok := cutArgs(name); ok {
 		sep = ","

@@ -35,7 +35,11 @@ func TestNoisyClassicParse(t *testing.T) {
 	}
 	for _, tc := range []struct{ spec, want string }{
 		{"sphere:noise=gauss", `noise "gauss": want add (additive) or mul (multiplicative)`},
-		{"sphere:noise=add,sigma=0", `noise sigma 0: want a positive finite number`},
+		{"sphere:noise=add,sigma=0", `noise sigma 0: want a positive finite number, at most 1e+100`},
+		// Beyond it some values overflow to ±Inf, and -Inf ended runs as
+		// "objective -Inf".
+		{"sphere:noise=add,sigma=1e308", `noise sigma 1e+308: want a positive finite number, at most 1e+100`},
+		{"sphere:noise=mul,sigma=2e100", `noise sigma 2e+100`},
 		{"sphere:noise=add,sigma=inf", `noise sigma +Inf`},
 		{"sphere:noise=add,sigma=x", `sigma="x" is not a valid number`},
 		{"sphere:sigma=1", `sphere: sigma= needs noise=add or noise=mul`},
@@ -44,6 +48,21 @@ func TestNoisyClassicParse(t *testing.T) {
 	} {
 		if _, err := Parse(tc.spec, 3); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Parse(%q): error %v, want it to contain %q", tc.spec, err, tc.want)
+		}
+	}
+}
+
+// TestNoisyClassicRefusesSuites: a suite's problem with noise would get
+// a name Parse does not read back ("bbob/f1/i1:noise=add"); it is refused.
+func TestNoisyClassicRefusesSuites(t *testing.T) {
+	// A suite's problem would get a name Parse does not read back.
+	for _, spec := range []string{"bbob/f1/i1", "bbob-largescale/f1/i1", "bbob-mixint/f1/i1"} {
+		p, err := Parse(spec, 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := NewNoisyClassic(p, NoiseAdditive, 0.1); err == nil || !strings.Contains(err.Error(), "noise is for the classic functions") {
+			t.Errorf("NewNoisyClassic(%s): %v", spec, err)
 		}
 	}
 }
