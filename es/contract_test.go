@@ -3,6 +3,7 @@ package es
 import (
 	"context"
 	"errors"
+	"io"
 	"math"
 	"slices"
 	"strings"
@@ -189,5 +190,40 @@ func TestStepSize(t *testing.T) {
 	}
 	if StepSize((*IPOP)(nil)) != 0 {
 		t.Error("StepSize of a nil IPOP is not 0")
+	}
+}
+
+// TestZeroRun: a Run not made by NewRun answers every method with an
+// error or an empty value, and a nil strategy has step size 0 (before: a
+// nil dereference); a negative Trace.WriteCSVRows from is an error
+// (before: index out of range).
+func TestZeroRun(t *testing.T) {
+	var r Run
+	if pop, err := r.Ask(); pop != nil || err == nil || !strings.Contains(err.Error(), "not set up") {
+		t.Errorf("Ask: %v, %v", pop, err)
+	}
+	for name, err := range map[string]error{
+		"Tell":   r.Tell([]float64{1}),
+		"Stop":   r.Stop(ReasonCanceled, nil),
+		"Inject": r.Inject([][]float64{{1, 2}}),
+	} {
+		if err == nil || !strings.Contains(err.Error(), "not set up") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if x, f := r.Best(); x != nil || !math.IsInf(f, 1) {
+		t.Errorf("Best: %v, %v", x, f)
+	}
+	if res := r.Result(); res.X != nil || !math.IsInf(res.F, 1) || res.Evals != 0 || r.Restarts() != 0 {
+		t.Errorf("Result: %+v", res)
+	}
+	if s := StepSize(nil); s != 0 {
+		t.Errorf("StepSize(nil) = %v", s)
+	}
+	if err := (&Trace{}).WriteCSVRows(io.Discard, -1); err == nil {
+		t.Error("WriteCSVRows from -1: no error")
+	}
+	if err := (&Trace{}).WriteCSVRows(io.Discard, 3); err != nil {
+		t.Errorf("WriteCSVRows past the last row: %v", err)
 	}
 }

@@ -446,8 +446,12 @@ func resize(m *linalg.Dense, r, c int) {
 // Sigma times the geometric mean of the per-coordinate scales
 // Config.Stds, since the step along coordinate i is Sigma·Stds_i (before
 // A and the box map), and Sigma itself without Stds. With the scales that
-// Bounds give by default, whose geometric mean is 1, it is Sigma.
+// Bounds give by default, whose geometric mean is 1, it is Sigma. A nil
+// strategy has step size 0.
 func StepSize(s Strategy) float64 {
+	if s == nil {
+		return 0
+	}
 	if sc, ok := s.(scaled); ok {
 		return s.Sigma() * sc.scaleMean()
 	}

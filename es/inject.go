@@ -108,6 +108,9 @@ func (w *IPOP) inject(x []float64, f float64) { w.inner.(injector).inject(x, f) 
 // (Limits.MaxEvals) leaves, for a strategy that takes no known points, and
 // while a generation is asked and not told.
 func (r *Run) Inject(points [][]float64) error {
+	if r.unset() {
+		return errZeroRun
+	}
 	inj, ok := r.s.(injector)
 	switch {
 	case !ok:

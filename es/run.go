@@ -84,6 +84,12 @@ func NewRun(s Strategy, limits Limits) (*Run, error) {
 	return r, nil
 }
 
+// errZeroRun is the error of the methods of a Run not made by NewRun.
+var errZeroRun = errors.New("es: Run not set up (use NewRun)")
+
+// unset reports whether r is nil or was not made by NewRun.
+func (r *Run) unset() bool { return r == nil || r.s == nil }
+
 // Strategy is the strategy being run. Read it; do not call Ask or Tell.
 func (r *Run) Strategy() Strategy { return r.s }
 
@@ -98,6 +104,9 @@ func (r *Run) Reason() Reason { return r.reason }
 // Stop. Asking again before a Tell returns the same candidates. An error
 // of the strategy's Ask stops the run with ReasonStrategyError.
 func (r *Run) Ask() (*linalg.Dense, error) {
+	if r.unset() {
+		return nil, errZeroRun
+	}
 	if r.reason != "" {
 		return nil, nil
 	}
@@ -144,6 +153,8 @@ func (r *Run) Ask() (*linalg.Dense, error) {
 // wrong number of values is an error that changes nothing.
 func (r *Run) Tell(f []float64) error {
 	switch {
+	case r.unset():
+		return errZeroRun
 	case r.reason != "":
 		return errorOf(ErrStopped, "es: Run.Tell after the run stopped (%s)", r.reason)
 	case r.rows == 0:
@@ -186,6 +197,9 @@ func (r *Run) Tell(f []float64) error {
 // that is not one of Reasons() or evaluated of another length than the
 // generation asked is an error that changes nothing.
 func (r *Run) Stop(reason Reason, evaluated []bool) error {
+	if r.unset() {
+		return errZeroRun
+	}
 	if reason == "" || !knownReason(reason) {
 		return fmt.Errorf("es: Run.Stop: reason %q is not a stop reason", reason)
 	}
@@ -235,7 +249,10 @@ func (r *Run) GenerationBest() float64 { return r.genBest }
 // found) and its value (+Inf then). The point is the run's: copy it to
 // keep it across a Tell.
 func (r *Run) Best() ([]float64, float64) {
-	if math.IsInf(r.f, 1) {
+	switch {
+	case r.unset():
+		return nil, math.Inf(1)
+	case math.IsInf(r.f, 1):
 		return nil, r.f
 	}
 	return r.x, r.f
@@ -249,6 +266,9 @@ func (r *Run) Restarts() int { return restartsOf(r.s) }
 // caller, who knows the time. Evals counts the evaluations told to the
 // strategy over its whole life and those of a generation abandoned by Stop.
 func (r *Run) Result() Result {
+	if r.unset() {
+		return Result{F: math.Inf(1)}
+	}
 	x, f := r.Best()
 	if x != nil {
 		x = append([]float64(nil), x...)

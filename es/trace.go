@@ -2,6 +2,7 @@ package es
 
 import (
 	"bufio"
+	"fmt"
 	"io"
 	"math"
 	"strconv"
@@ -158,8 +159,12 @@ func (t *Trace) WriteCSV(w io.Writer) error {
 
 // WriteCSVRows writes the rows from index from on, as WriteCSV does but
 // without the header: a caller that appends to a trace file as the run
-// goes writes the rows recorded since its last call.
+// goes writes the rows recorded since its last call. A from at or past
+// the last row writes nothing; a negative one is an error.
 func (t *Trace) WriteCSVRows(w io.Writer, from int) error {
+	if from < 0 {
+		return fmt.Errorf("es: Trace.WriteCSVRows: from = %d is negative", from)
+	}
 	bw := bufio.NewWriter(w)
 	var buf []byte
 	for i := from; i < len(t.Rows); i++ {

@@ -28,8 +28,11 @@ type Domains interface {
 
 // DomainsOf returns the domain of every coordinate of p: p.Domains() if p
 // implements Domains, and otherwise Dim() continuous copies of the box of
-// Bounds.
+// Bounds; nil for a nil p.
 func DomainsOf(p Problem) []Domain {
+	if p == nil {
+		return nil
+	}
 	if d, ok := p.(Domains); ok {
 		return d.Domains()
 	}

@@ -116,8 +116,11 @@ func (p *problem) hasHessian() bool { return p.hessDiag != nil || p.hess != nil 
 
 // HasHessian reports whether p.Hessian returns ok. For the problems of
 // this package it does not build the d×d matrix (8 d^2 bytes, 80 GB in d
-// = 10^5); for others it calls Hessian.
+// = 10^5); for others it calls Hessian. A nil p has none.
 func HasHessian(p Problem) bool {
+	if p == nil {
+		return false
+	}
 	if q, ok := p.(interface{ hasHessian() bool }); ok {
 		return q.hasHessian()
 	}
