@@ -303,6 +303,13 @@ func unmarshalRecord(data []byte) (*record, error) {
 	if err := r.run.UnmarshalText(body); err != nil {
 		return nil, err
 	}
+	// Settings that contradict the run: an edited record.
+	if _, err := es.ParseReason(string(r.reason)); err != nil {
+		return nil, fmt.Errorf("bad settings in the record: %v", err)
+	}
+	if r.restarts < 0 || r.run.Evals > r.budget {
+		return nil, fmt.Errorf("bad settings in the record: %d restarts, %d evaluations for a budget of %d", r.restarts, r.run.Evals, r.budget)
+	}
 	return r, nil
 }
 

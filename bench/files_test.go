@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -82,5 +83,52 @@ func TestGridRunRefusesDeviceRecord(t *testing.T) {
 	err := g.Run(context.Background(), io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "not a regular file (it is a directory)") {
 		t.Errorf("got %v, want an error saying the record is a directory", err)
+	}
+}
+
+// TestGridRunRefusesEditedRecord edits a record so that it keeps its format
+// but contradicts itself (before: accepted, and a made-up success entered
+// the tables): an unknown stop reason, more evaluations than the budget,
+// negative restarts, a hit for a target the best does not reach. Each is
+// refused with the record's path; the record as written reads back.
+func TestGridRunRefusesEditedRecord(t *testing.T) {
+	out := t.TempDir()
+	g := tinyGrid(out)
+	g.Functions = []int{24} // not solved within 200 evaluations
+	if err := g.Run(context.Background(), io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(out, "runs", "hees", "f24_d2_i1.txt")
+	good, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(good)
+	if !strings.Contains(text, "\nhits ") || strings.Contains(text, "reason target reached") {
+		t.Fatalf("unexpected record:\n%s", text)
+	}
+	hits := regexp.MustCompile(`\nhits [^\n]*\n`)
+	made := "\nhits" + strings.Repeat(" 1", 51) + "\n"
+	for name, edited := range map[string]string{
+		"reason":   regexp.MustCompile(`\nreason [^\n]*\n`).ReplaceAllString(text, "\nreason bogus\n"),
+		"evals":    regexp.MustCompile(`\nevals \d+\n`).ReplaceAllString(text, "\nevals 30000\n"),
+		"restarts": regexp.MustCompile(`\nrestarts \d+\n`).ReplaceAllString(text, "\nrestarts -1\n"),
+		"hits":     hits.ReplaceAllString(text, made),
+	} {
+		if edited == text {
+			t.Fatalf("%s: the edit did not apply", name)
+		}
+		if err := os.WriteFile(path, []byte(edited), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := g.Run(context.Background(), io.Discard); err == nil || !strings.Contains(err.Error(), path) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if err := os.WriteFile(path, good, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Run(context.Background(), io.Discard); err != nil {
+		t.Errorf("the record as written: %v", err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -223,6 +224,11 @@ func TestRunTextRoundTrip(t *testing.T) {
 		"header in block": strings.Replace(s, "tdat 4\n", "tdat 4\n% x\n", 1),
 		"trailing text":   s + "more\n",
 		"missing line":    strings.Replace(s, "dim 3\n", "", 1),
+		// Edits that keep the format but not the run: the hits of targets
+		// the best does not reach (a success made up), or a best below
+		// targets without a hit.
+		"best above hits": regexp.MustCompile(`\nbest [^\n]*\n`).ReplaceAllString(s, "\nbest 0x1p+00\n"),
+		"best below hits": regexp.MustCompile(`(\nhits [^\n]*) \d+\n`).ReplaceAllString(s, "$1 0\n"),
 	}
 	for name, text := range damaged {
 		if text == s {

@@ -120,6 +120,18 @@ func (r *Run) UnmarshalText(text []byte) error {
 			p.fail("best: %v is not a difference f - fopt", run.BestDelta)
 		}
 	}
+	if p.err == nil {
+		// The targets reached are those at or above the best Δ, as the
+		// observer records them (level): a count for a target the best
+		// does not reach, or none for one it does, is an edited record.
+		lv := level(run.BestDelta)
+		for j, h := range run.Hits {
+			if k := MaxTargetLevel - j; (h > 0) != (k >= lv) {
+				p.fail("hits: the target %g has the count %d, but the best Δ is %g", Target(k), h, run.BestDelta)
+				break
+			}
+		}
+	}
 	if p.err != nil {
 		return p.err
 	}
