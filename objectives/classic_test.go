@@ -305,6 +305,20 @@ func TestConstructorErrors(t *testing.T) {
 	}
 }
 
+// TestQuadraticNearOverflow: a positive definite H with entries near the
+// float64 limit is taken (before: its symmetrisation (a + b)/2 overflowed
+// and it was called "not positive definite, pivot 0 is +Inf").
+func TestQuadraticNearOverflow(t *testing.T) {
+	h := linalg.NewDense(2, 2, []float64{1e308, 0, 0, 1e308})
+	p, err := NewQuadratic(h, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := p.Hessian(); !ok || got.At(0, 0) != 1e308 || got.At(1, 1) != 1e308 || got.At(0, 1) != 0 {
+		t.Errorf("Hessian %v, %v", got, ok)
+	}
+}
+
 // second returns the error of a constructor's results.
 func second(_ Problem, err error) error { return err }
 

@@ -69,7 +69,7 @@ func NewQuadratic(h *linalg.Dense, xopt []float64, fopt float64) (Problem, error
 			if math.Abs(a-b) > symmetryTolerance*largest {
 				return nil, fmt.Errorf("objectives: %s: H is not symmetric: H[%d][%d] = %v, H[%d][%d] = %v", name, i, j, a, j, i, b)
 			}
-			sym[i*n+j] = (a + b) / 2
+			sym[i*n+j] = a/2 + b/2 // (a + b)/2 overflows near the float64 limit; halving is exact
 		}
 	}
 	var chol linalg.Cholesky
