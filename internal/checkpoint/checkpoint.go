@@ -76,9 +76,9 @@ type Writer struct {
 	path   string
 	file   File // the content of the next write
 	unlock func() error
-	// traceLock holds the lock of the trace file while the run writes
-	// it (runlog.LockTrace), nil without a trace.
-	traceLock *os.File
+	// traceFile is the trace file, open and locked while the run writes
+	// it (runlog.LockTrace); nil until the first use, and without a trace.
+	traceFile *os.File
 
 	// trace is the run's trace (nil without -trace), traceRows the number
 	// of its rows already in the trace file.
@@ -171,9 +171,9 @@ func Create(ctx context.Context, path string, every int, rs *Settings, s es.Stra
 			return nil, fmt.Errorf("writing the trace: %w", err)
 		}
 		c.file.TraceBytes = int64(len(header))
-		if c.traceLock, err = runlog.LockTrace(rs.TracePath()); err != nil {
+		if _, err := c.lockedTrace(); err != nil {
 			c.Close()
-			return nil, fmt.Errorf("the trace: %w", err)
+			return nil, err
 		}
 	}
 	if err := c.write(s, ""); err != nil {
@@ -256,18 +256,10 @@ func read(path string) (*State, error) {
 // checkpoint, removing the rows of generations after it.
 func (c *Writer) restoreTrace() error {
 	path, size := c.file.Run.TracePath(), c.file.TraceBytes
-	if c.traceLock == nil {
-		f, err := runlog.LockTrace(path)
-		if err != nil {
-			return fmt.Errorf("the trace of the run: %w", err)
-		}
-		c.traceLock = f
-	}
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	f, err := c.lockedTrace()
 	if err != nil {
-		return fmt.Errorf("the trace of the run: %w", err)
+		return err
 	}
-	defer f.Close()
 	info, err := f.Stat()
 	if err != nil {
 		return fmt.Errorf("the trace of the run: %w", err)
@@ -281,6 +273,19 @@ func (c *Writer) restoreTrace() error {
 		return fmt.Errorf("the trace of the run: %w", err)
 	}
 	return nil
+}
+
+// lockedTrace returns the trace file, opened and locked on first use
+// (runlog.LockTrace) and kept so until Close.
+func (c *Writer) lockedTrace() (*os.File, error) {
+	if c.traceFile == nil {
+		f, err := runlog.LockTrace(c.file.Run.TracePath())
+		if err != nil {
+			return nil, fmt.Errorf("the trace of the run: %w", err)
+		}
+		c.traceFile = f
+	}
+	return c.traceFile, nil
 }
 
 // Resumed reports whether the run goes on from a checkpoint that an
@@ -302,9 +307,9 @@ func (c *Writer) DiscardIfNew() bool {
 
 // Close releases the locks of the checkpoint and of the trace.
 func (c *Writer) Close() {
-	if c.traceLock != nil {
-		c.traceLock.Close()
-		c.traceLock = nil
+	if c.traceFile != nil {
+		c.traceFile.Close()
+		c.traceFile = nil
 	}
 	c.unlock() // the locks go with the process anyway
 }
@@ -394,18 +399,14 @@ func (c *Writer) AppendTrace() error {
 		return err
 	}
 	data := buf.Bytes()
-	f, err := os.OpenFile(c.file.Run.TracePath(), os.O_WRONLY, 0)
+	f, err := c.lockedTrace()
 	if err != nil {
 		return err
 	}
-	_, err = f.WriteAt(data, c.file.TraceBytes)
-	if err == nil {
-		err = f.Sync()
+	if _, err := f.WriteAt(data, c.file.TraceBytes); err != nil {
+		return err
 	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err := f.Sync(); err != nil {
 		return err
 	}
 	c.file.TraceBytes += int64(len(data))

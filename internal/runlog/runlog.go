@@ -178,10 +178,10 @@ func LogHeader(d int) string {
 // must be a regular file with the same header (a log of another dimension
 // is an error that says so), a last line without its newline (a crash cut
 // it short) becomes a comment, and the comment lines of meta are appended
-// before the new rows, so that the file tells its runs apart. The log is locked while it is open
-// (atomicfile.TryLock): a second run that opens it is refused, rather than
-// interleaving its rows (on a file system without locks, nothing is
-// locked).
+// before the new rows, so that the file tells its runs apart. The log is
+// locked while it is open (atomicfile.TryLock): a second run that opens it
+// is refused, rather than interleaving its rows (on a file system without
+// locks, nothing is locked).
 func OpenLog(path string, d int, meta []Field) (*Log, error) {
 	return openLog(path, d, meta, -1, Columns{})
 }
@@ -236,18 +236,8 @@ func openLog(path string, d int, meta []Field, resumed int, cols Columns) (*Log,
 // (resumed >= 0) turns the rows after that evaluation into comments, then
 // writes the comment lines of meta.
 func (l *Log) start(meta []Field, resumed int) error {
-	info, err := l.file.Stat()
+	info, err := lockRegular(l.file, "log")
 	if err != nil {
-		return err
-	}
-	if !info.Mode().IsRegular() {
-		return fmt.Errorf("it is %s, not a regular file: give the name of a file", boundedfile.Kind(info.Mode()))
-	}
-	held, err := atomicfile.TryLock(l.file)
-	switch {
-	case err == nil && !held:
-		return errors.New("another run is writing it (its lock is held): give this run another log")
-	case err != nil && !errors.Is(err, atomicfile.ErrLockUnsupported) && !errors.Is(err, errors.ErrUnsupported):
 		return err
 	}
 	header := l.cols.header(l.dim)
@@ -492,10 +482,32 @@ func CreateTrace(path string, meta []Field) (*TraceFile, error) {
 	return &TraceFile{file: f}, nil
 }
 
+// lockRegular checks that f, the run's what ("log", "trace file"), is a
+// regular file and takes its lock (atomicfile.TryLock), which it keeps
+// while f is open; on a file system without locks nothing is locked. It
+// returns f's FileInfo.
+func lockRegular(f *os.File, what string) (os.FileInfo, error) {
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("it is %s, not a regular file: give the name of a file", boundedfile.Kind(info.Mode()))
+	}
+	held, err := atomicfile.TryLock(f)
+	switch {
+	case err == nil && !held:
+		return nil, fmt.Errorf("another run is writing it (its lock is held): give this run another %s", what)
+	case err != nil && !errors.Is(err, atomicfile.ErrLockUnsupported) && !errors.Is(err, errors.ErrUnsupported):
+		return nil, err
+	}
+	return info, nil
+}
+
 // startTrace checks and locks the trace file f, empties it and writes its
 // head.
 func startTrace(f *os.File, meta []Field) error {
-	if err := lockTrace(f); err != nil {
+	if _, err := lockRegular(f, "trace file"); err != nil {
 		return err
 	}
 	if err := f.Truncate(0); err != nil {
@@ -505,31 +517,17 @@ func startTrace(f *os.File, meta []Field) error {
 	return err
 }
 
-// lockTrace checks that the trace file f is a regular file and takes its
-// lock, which it keeps while f is open.
-func lockTrace(f *os.File) error {
-	info, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	if !info.Mode().IsRegular() {
-		return fmt.Errorf("it is %s, not a regular file: give the name of a file", boundedfile.Kind(info.Mode()))
-	}
-	held, err := atomicfile.TryLock(f)
-	switch {
-	case err == nil && !held:
-		return errors.New("another run is writing it (its lock is held): give this run another trace file")
-	case err != nil && !errors.Is(err, atomicfile.ErrLockUnsupported) && !errors.Is(err, errors.ErrUnsupported):
-		return err
-	}
-	return nil
+// LockTrace opens the existing trace file at path for reading and writing
+// and takes its lock, as CreateTrace does, without changing it: a run with
+// a checkpoint writes its trace through this file and holds it so while it
+// runs. The caller closes the file to release the lock.
+func LockTrace(path string) (*os.File, error) {
+	return openLocked(path, os.O_RDWR)
 }
 
-// LockTrace opens the existing trace file at path and takes its lock, as
-// CreateTrace does, without changing it: a run with a checkpoint, which
-// writes its trace through other handles, holds it so while it runs. The
-// caller closes the file to release the lock.
-func LockTrace(path string) (*os.File, error) {
+// openLocked opens the existing file at path with flag and locks it as a
+// trace file (lockRegular).
+func openLocked(path string, flag int) (*os.File, error) {
 	// A named pipe would block the open: the kind is checked first (and
 	// again on the file opened).
 	if info, err := os.Stat(path); err != nil {
@@ -537,11 +535,11 @@ func LockTrace(path string) (*os.File, error) {
 	} else if !info.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s: it is %s, not a regular file: give the name of a file", path, boundedfile.Kind(info.Mode()))
 	}
-	f, err := os.OpenFile(path, os.O_RDONLY, 0)
+	f, err := os.OpenFile(path, flag, 0)
 	if err != nil {
 		return nil, err
 	}
-	if err := lockTrace(f); err != nil {
+	if _, err := lockRegular(f, "trace file"); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -553,7 +551,7 @@ func LockTrace(path string) (*os.File, error) {
 // free. It takes no lock: a run replaces its trace file and then locks it
 // (LockTrace).
 func CheckTraceFree(path string) error {
-	f, err := LockTrace(path)
+	f, err := openLocked(path, os.O_RDONLY)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
