@@ -335,6 +335,21 @@ func parseFloats(s string) ([]float64, error) {
 	return v, nil
 }
 
+// CheckBudget reports a budget, a multiple of the dimension, that is not
+// positive, exceeds 2^40 evaluations in the largest of dims (not empty),
+// or gives none in the smallest (MaxEvals = int(Budget d) = 0 would be no budget at all:
+// runs without end, records of budget 0). The error starts with the
+// budget, for the caller to name it.
+func CheckBudget(budget float64, dims []int) error {
+	switch {
+	case !(budget > 0) || budget*float64(slices.Max(dims)) > 1<<40:
+		return fmt.Errorf("%v: want a positive multiple of the dimension, at most 2^40 evaluations", budget)
+	case budget*float64(slices.Min(dims)) < 1:
+		return fmt.Errorf("%v gives no evaluation in d = %d: want at least 1/d", budget, slices.Min(dims))
+	}
+	return nil
+}
+
 // errSettings marks a record made with other settings than the bench's.
 var errSettings = errors.New("made with other settings")
 
@@ -693,12 +708,11 @@ func (g *Grid) check() error {
 		return errors.New("bench: the grid is empty (no strategy, function, dimension or instance)")
 	case len(g.Jobs()) == 0:
 		return fmt.Errorf("bench: no strategy of %s supports the restarts %v", strings.Join(g.Strategies, ", "), g.Restarts)
-	case !(g.Budget > 0) || g.Budget*float64(slices.Max(g.Dims)) > 1<<40:
-		return fmt.Errorf("bench: Budget %v: want a positive multiple of the dimension, at most 2^40 evaluations", g.Budget)
-	case g.Budget*float64(slices.Min(g.Dims)) < 1:
-		// MaxEvals = int(Budget d) = 0 would be no budget at all: runs
-		// without end, or records of budget 0.
-		return fmt.Errorf("bench: Budget %v gives no evaluation in d = %d: want at least 1/d", g.Budget, slices.Min(g.Dims))
+	}
+	if err := CheckBudget(g.Budget, g.Dims); err != nil {
+		return fmt.Errorf("bench: Budget %w", err)
+	}
+	switch {
 	case !(g.Sigma0 > 0) || math.IsInf(g.Sigma0, 1):
 		return fmt.Errorf("bench: Sigma0 %v: want a positive finite number", g.Sigma0)
 	case g.Workers < 0:

@@ -141,12 +141,10 @@ func (b *benchSettings) check(l *benchLists) error {
 	if b.Lower, b.Upper, err = benchBounds(l.lower, l.upper, b.Dims); err != nil {
 		return err
 	}
+	if err := bench.CheckBudget(b.Budget, b.Dims); err != nil {
+		return usagef("-budget %v", err)
+	}
 	switch {
-	case !(b.Budget > 0) || b.Budget*float64(slices.Max(b.Dims)) > 1<<40:
-		return usagef("-budget %v: want a positive multiple of the dimension, at most 2^40 evaluations", b.Budget)
-	case b.Budget*float64(slices.Min(b.Dims)) < 1:
-		// int(Budget d) = 0 would be no budget at all.
-		return usagef("-budget %v gives no evaluation in d = %d: want at least 1/d", b.Budget, slices.Min(b.Dims))
 	case !(b.Sigma0 > 0) || math.IsInf(b.Sigma0, 1):
 		return usagef("-sigma0 %v: want a positive finite number", b.Sigma0)
 	case b.Workers < 0:
