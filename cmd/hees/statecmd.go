@@ -90,7 +90,7 @@ func stateError(err error) error {
 // consistent version) for the command name, which tells stderr of what
 // does not stop it (a journal missing). A missing file is a usageError.
 func loadState(name, path string, stderr io.Writer) (*session.View, error) {
-	v, err := session.Store{Path: path, Warn: func(msg string) { fmt.Fprintf(stderr, "%s: %s\n", name, msg) }}.Load()
+	v, err := session.Store{Path: path, Warn: warnTo(name, stderr)}.Load()
 	return v, stateError(err)
 }
 
@@ -100,7 +100,13 @@ func loadState(name, path string, stderr io.Writer) (*session.View, error) {
 func lockedStore(name, path string, stderr io.Writer) session.Store {
 	return session.Store{Path: path, Waiting: func(lock, holder string) {
 		fmt.Fprintf(stderr, "%s: waiting for %s, the lock of %s, held by %s (Ctrl-C to stop waiting)\n", name, lock, path, holder)
-	}, Warn: func(msg string) { fmt.Fprintf(stderr, "%s: %s\n", name, msg) }}
+	}, Warn: warnTo(name, stderr)}
+}
+
+// warnTo returns the session.Store.Warn of the command name: one line on
+// stderr.
+func warnTo(name string, stderr io.Writer) func(string) {
+	return func(msg string) { fmt.Fprintf(stderr, "%s: %s\n", name, msg) }
 }
 
 // stateFlagSet returns the FlagSet of the command name, with -state.
