@@ -145,8 +145,8 @@ func TestRunLogWriteFails(t *testing.T) {
 
 // TestRunOutputsDistinct: two output files of hees run that are one file,
 // by any path (-trace, -log, -checkpoint and its lock file), are refused
-// before anything is written; so is a -log that names a named pipe or a
-// device.
+// before anything is written; so is a -log or a -trace (with or without
+// -checkpoint) that names a named pipe or a device.
 func TestRunOutputsDistinct(t *testing.T) {
 	dir := t.TempDir()
 	ck := filepath.Join(dir, "ck")
@@ -171,10 +171,12 @@ func TestRunOutputsDistinct(t *testing.T) {
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 		t.Skip(err)
 	}
-	for _, log := range []string{fifo, os.DevNull} {
-		code, stdout, stderr := runCLI("run", "-f", "sphere", "-d", "2", "-log", log)
-		if code != exitUsage || stdout != "" || !strings.Contains(stderr, "give the name of a regular file") {
-			t.Errorf("-log %s: exit %d, stdout %q, stderr %q", log, code, stdout, stderr)
+	for _, file := range []string{fifo, os.DevNull} {
+		for _, args := range [][]string{{"-log", file}, {"-trace", file}, {"-trace", file, "-checkpoint", filepath.Join(dir, "ck.hees")}} {
+			code, stdout, stderr := runCLI(append([]string{"run", "-f", "sphere", "-d", "2"}, args...)...)
+			if code != exitUsage || stdout != "" || !strings.Contains(stderr, "give the name of a regular file") {
+				t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, stdout, stderr)
+			}
 		}
 	}
 }
