@@ -25,7 +25,7 @@ import (
 //	respond  s > 0: sigma *= alpha = 1 + 2/(d + 10) while sigma is at
 //	         most the run's sigma0, else k grows by alpha up to
 //	         MaxEvals; s <= 0: k shrinks by alpha^(-1/4) down to 1
-//	damp     hees and hees2: eta_A is multiplied by rho = max(0,
+//	damp     hees and hees2: eta_A is multiplied by rho = max(0.3,
 //	         1 - 2/R^2), R the ratio of the smoothed median |f(x^+) +
 //	         f(x^-) - 2 f(m)| to the 75th percentile of the differences
 //	         of the mean's two medians over the last 10 generations
@@ -472,6 +472,11 @@ func (h *NoiseHandler) median(f []float64, blocks ...int) float64 {
 // damping.
 const noiseEMA = 0.2
 
+// noiseRhoFloor is the smallest damping factor rho of eta_A: under noise
+// A learns at 0.3 of its rate rather than not at all (docs/ALGORITHMS.md
+// Section 20 item 3 measured it).
+const noiseRhoFloor = 0.3
+
 // noiseWindow is the number of generations whose differences of the
 // mean's two medians give the noise scale of the damping, their 75th
 // percentile.
@@ -600,17 +605,18 @@ func prctile(data []float64, p float64) float64 {
 }
 
 // damp sets eta_A of hees and hees2 for this generation: eta_A rho with
-// rho = max(0, 1 - 2/R^2), where R = exp(logCurv - logNoise) compares the
-// smoothed median curvature signal |f(x_k^+) + f(x_k^-) - 2 f(m)| of the
-// pairs with the noise scale, the 75th percentile of the differences of
-// the mean's two medians over the last noiseWindow generations. With
-// noise alone the signal has the standard deviation 2 sigma_f (the mean's
-// value is a median of two) and the difference sqrt(2) sigma_f, so
-// R is about sqrt(2) or less and rho 0; a signal well above the noise
-// gives rho near 1. A percentile of a window rather than a smoothed
-// logarithm: a noise that leaves most values exact (bbob-noisy's Cauchy
-// model) gives differences of 0 most of the time, whose logarithms would
-// hide the others.
+// rho = max(noiseRhoFloor, 1 - 2/R^2), where R = exp(logCurv - logNoise)
+// compares the smoothed median curvature signal |f(x_k^+) + f(x_k^-) -
+// 2 f(m)| of the pairs with the noise scale, the 75th percentile of the
+// differences of the mean's two medians over the last noiseWindow
+// generations. With noise alone the signal has the standard deviation
+// 2 sigma_f (the mean's value is a median of two) and the difference
+// sqrt(2) sigma_f, so R is about sqrt(2) or less and rho at its floor; a
+// signal well above the noise gives rho near 1. The floor keeps A learning
+// slowly from estimates whose noise averages out over generations. A
+// percentile of a window rather than a smoothed logarithm: a noise that
+// leaves most values exact (bbob-noisy's Cauchy model) gives differences
+// of 0 most of the time, whose logarithms would hide the others.
 func (h *NoiseHandler) damp(inner Strategy, mi int) {
 	if d := math.Abs(h.a1[mi] - h.a2[mi]); finite(d) {
 		h.diffs.push(d)
@@ -638,7 +644,7 @@ func (h *NoiseHandler) damp(inner Strategy, mi int) {
 	h.rho = 1
 	if !math.IsNaN(h.logCurv) && !math.IsNaN(h.logNoise) {
 		r := xmath.Exp(min(h.logCurv-h.logNoise, 300))
-		h.rho = max(0, 1-2/float64(r*r))
+		h.rho = max(noiseRhoFloor, 1-2/float64(r*r))
 	}
 	ad.etaA = float64(etaA * h.rho)
 }

@@ -490,3 +490,51 @@ func TestNoiseHandlerSigmaUpToSigma0(t *testing.T) {
 		}
 	}
 }
+
+// TestNoiseHandlerDampFloor checks the floor of the damping of eta_A
+// (docs/ALGORITHMS.md Section 20 item 3): on noise alone rho sits at
+// noiseRhoFloor and never below it, and A goes on learning, so that hees2
+// solves the Rosenbrock function with severe Cauchy noise (bbob-noisy
+// f112) in d = 10, which it never solved within 10^5 evaluations while
+// rho could reach 0.
+func TestNoiseHandlerDampFloor(t *testing.T) {
+	prob := newNoisy(t, "sphere:noise=add,sigma=1e6", 4)
+	h := newHandled(t, HEES2, Config{Dim: 4, Seed: 3}, false, NoiseConfig{})
+	ad, etaA := adaptationOf(innermost(h.inner))
+	key := uint64(0)
+	f := func(x []float64) float64 {
+		key++
+		return prob.EvalKeyed(x, key-1)
+	}
+	var pop linalg.Dense
+	floored := 0
+	for range 100 {
+		askTellGeneration(t, h, f, &pop)
+		if h.rho < noiseRhoFloor || ad.etaA != float64(etaA*h.rho) {
+			t.Fatalf("rho %v, eta_A %v of %v: below the floor %v or not eta_A rho", h.rho, ad.etaA, etaA, noiseRhoFloor)
+		}
+		if h.rho == noiseRhoFloor {
+			floored++
+		}
+	}
+	if floored < 50 {
+		t.Errorf("on noise alone rho was at its floor in %d generations of 100", floored)
+	}
+
+	p, err := objectives.Parse("bbob-noisy/f112/i1", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	noisy := p.(objectives.Noisy)
+	_, fopt, _ := p.Optimum()
+	for seed := uint64(1); seed <= 3; seed++ {
+		h := newHandled(t, HEES2, Config{Dim: 10, Seed: seed, Sigma0: 2, Box: 4}, false, NoiseConfig{})
+		res, err := Minimize(context.Background(), noisyProblem{noisy}, h, Options{MaxEvals: 100000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := noisy.Noiseless(res.Recommendation.X) - fopt; !(got < 1e-8) {
+			t.Errorf("seed %d: recommendation at f - f* = %g after %d evaluations", seed, got, res.Evals)
+		}
+	}
+}
