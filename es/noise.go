@@ -24,7 +24,10 @@ import (
 //	         of all its 2k values
 //	respond  s > 0: sigma *= alpha = 1 + 2/(d + 10) while sigma is at
 //	         most the run's sigma0, else k grows by alpha up to
-//	         MaxEvals; s <= 0: k shrinks by alpha^(-1/4) down to 1
+//	         MaxEvals, and where k would reach 4 the strategy starts
+//	         anew from its mean with twice its population and k = 1
+//	         (at most 8 times; not inside IPOP or BIPOP); s <= 0: k
+//	         shrinks by alpha^(-1/4) down to 1
 //	damp     hees and hees2: eta_A is multiplied by rho = max(0.3,
 //	         1 - 2/R^2), R the ratio of the smoothed median |f(x^+) +
 //	         f(x^-) - 2 f(m)| to the 75th percentile of the differences
@@ -44,14 +47,26 @@ type NoiseConfig struct {
 	// median the strategy is told: while the handler detects noise and
 	// sigma is above the run's sigma0 (Config.Sigma0), it raises the
 	// number by the factor alpha per generation up to MaxEvals, and it
-	// lowers it by alpha^(-1/4) down to 1 otherwise. 0 means
-	// DefaultNoiseEvals; 1 leaves sigma as the only response.
+	// lowers it by alpha^(-1/4) down to 1 otherwise. Where the number
+	// would reach NoiseGrowEvals, a strategy the handler runs alone
+	// starts anew from its mean with twice its population instead, up to
+	// NoiseMaxGrowths times. 0 means DefaultNoiseEvals; 1 leaves sigma as
+	// the only response, and below NoiseGrowEvals the population stays.
 	MaxEvals int
 }
 
 // DefaultNoiseEvals is the default NoiseConfig.MaxEvals
 // (docs/ALGORITHMS.md Section 20 item 2 measured it).
 const DefaultNoiseEvals = 30
+
+// NoiseGrowEvals is the number of evaluations per point at which a
+// NoiseHandler doubles the population of the strategy it runs alone
+// instead (docs/ALGORITHMS.md Section 20 item 2 measured it).
+const NoiseGrowEvals = 4
+
+// NoiseMaxGrowths is the most times a NoiseHandler doubles the
+// population; beyond it the evaluations per point grow up to MaxEvals.
+const NoiseMaxGrowths = 8
 
 // MaxNoiseEvals bounds NoiseConfig.MaxEvals: a generation asks at most
 // that many copies of each point.
@@ -112,6 +127,9 @@ type NoiseHandler struct {
 	// medians, of the last noiseWindow generations.
 	diffs history
 	evals int // evaluations told, plus the strategy's own before the handler
+	// grown is the number of times the handler doubled the population,
+	// pastGens the generations of the runs it replaced.
+	grown, pastGens int
 
 	pending bool
 	k       int          // evaluations per point of the pending generation
@@ -136,8 +154,14 @@ type NoiseHandler struct {
 }
 
 // noiseStateName names the NoiseHandler's state in its header,
-// "hees-es/noise/v1"; the format and checksum are the strategies'.
+// "hees-es/noise/v1" (v2 once the population was doubled); the format and
+// checksum are the strategies'.
 const noiseStateName = "noise"
+
+// noiseStateGrown is the version of a NoiseHandler's state that holds the
+// doublings of the population and the generations before them; a state
+// without doublings stays in version 1.
+const noiseStateGrown = 2
 
 var errZeroNoise = errors.New("es: NoiseHandler not set up (use NewNoiseHandler or UnmarshalBinary)")
 
@@ -314,12 +338,21 @@ func (h *NoiseHandler) Evals() int {
 	return h.evals
 }
 
-// Generation is the strategy's number of generations.
+// Generation is the number of generations, those of the runs the handler
+// replaced when it doubled the population included.
 func (h *NoiseHandler) Generation() int {
 	if h.unset() {
 		return 0
 	}
-	return h.inner.Generation()
+	return h.pastGens + h.inner.Generation()
+}
+
+// Growths is the number of times the handler doubled the population.
+func (h *NoiseHandler) Growths() int {
+	if h == nil {
+		return 0
+	}
+	return h.grown
 }
 
 // Stop is the strategy's stop reason.
@@ -669,6 +702,10 @@ func (h *NoiseHandler) respond(before Strategy) {
 		switch {
 		case c.sigma > c.cfg.Sigma0:
 			h.evalsPer = min(float64(h.evalsPer*alpha), float64(h.maxEvals))
+			if h.evalsPer >= NoiseGrowEvals && now == h.inner && h.grow() {
+				h.evalsPer = 1
+				return
+			}
 		case now == before:
 			c.sigma *= alpha
 		}
@@ -681,6 +718,61 @@ func (h *NoiseHandler) respond(before Strategy) {
 			c.stop = ""
 		}
 	}
+}
+
+// grow replaces the strategy, when it runs alone (not inside IPOP or
+// BIPOP), by a new run of it from its mean with twice its population, its
+// sigma0, bounds and scales, A the identity, the seed its own would give a
+// first restart, and the tuning defaults of the new population
+// (growConfig), and reports whether it did: at most NoiseMaxGrowths times,
+// within the population bound of IPOP and MaxMemory.
+func (h *NoiseHandler) grow() bool {
+	c := h.inner.(interface{ coreOf() *core }).coreOf()
+	row := rowOf(h.inner.Name())
+	n := row.populationOf(c.cfg)
+	if h.grown >= NoiseMaxGrowths || n <= 0 || n > maxPopulation/2 {
+		return false
+	}
+	cfg, err := growConfig(h.inner.Name(), c.cfg, 2*n)
+	if err != nil || checkMemory(row, cfg) != nil {
+		return false
+	}
+	cfg.X0 = h.inner.Mean(nil)
+	cfg.Seed = restartSeed(c.cfg.Seed, 1)
+	next, err := New(h.inner.Name(), cfg)
+	if err != nil {
+		return false
+	}
+	h.pastGens += h.inner.Generation()
+	h.grown++
+	h.inner = next
+	return true
+}
+
+// growConfig returns the resolved Config rc of strategy name with the
+// population n, its tuning fields cleared where they hold the defaults of
+// rc's population (New derives them again for n: eta_A, c_s and d_s
+// depend on the population); a field set to another value stays.
+func growConfig(name string, rc Config, n int) (Config, error) {
+	bare := rc
+	bare.Kappa, bare.EtaA, bare.CS, bare.DS, bare.CSigma = 0, 0, 0, 0, 0
+	def, err := resolve(name, bare)
+	if err != nil {
+		return rc, err
+	}
+	next := rowOf(name).withPopulation(rc, n)
+	for _, f := range []struct {
+		field     *float64
+		got, dflt float64
+	}{
+		{&next.Kappa, rc.Kappa, def.Kappa}, {&next.EtaA, rc.EtaA, def.EtaA}, {&next.CS, rc.CS, def.CS},
+		{&next.DS, rc.DS, def.DS}, {&next.CSigma, rc.CSigma, def.CSigma},
+	} {
+		if f.got == f.dflt {
+			*f.field = 0
+		}
+	}
+	return next, nil
 }
 
 // MarshalBinary saves the handler's state under the tag
@@ -711,6 +803,12 @@ func (h *NoiseHandler) MarshalBinary() ([]byte, error) {
 	w.bool(h.hasBest)
 	w.floats(h.bestX)
 	w.float(h.bestF)
+	if h.grown > 0 {
+		// Version 2: the population was doubled.
+		w.upgrade(noiseStateGrown)
+		w.int(h.grown)
+		w.int(h.pastGens)
+	}
 	w.string(string(inner))
 	return w.finish(), nil
 }
@@ -744,6 +842,10 @@ func (h *NoiseHandler) UnmarshalBinary(data []byte) error {
 	v.hasBest = r.bool()
 	v.bestX = r.floats(nil)
 	v.bestF = r.float()
+	if r.version >= noiseStateGrown {
+		v.grown = r.int()
+		v.pastGens = r.int()
+	}
 	inner := []byte(r.string())
 	if err := r.done(); err != nil {
 		return err
@@ -772,6 +874,8 @@ func (h *NoiseHandler) UnmarshalBinary(data []byte) error {
 		return corrupt("k = %d", v.k)
 	case !(v.rho >= 0 && v.rho <= 1) || !finite(v.noiseS) || math.IsInf(v.logNoise, 0) || math.IsInf(v.logCurv, 0):
 		return corrupt("measures s = %v, rho = %v, %v, %v", v.noiseS, v.rho, v.logNoise, v.logCurv)
+	case v.grown < 0 || v.grown > NoiseMaxGrowths || v.pastGens < 0 || v.pastGens > v.evals:
+		return corrupt("%d doublings of the population after %d generations", v.grown, v.pastGens)
 	case v.evals < s.Evals():
 		return corrupt("%d evaluations, the strategy has %d", v.evals, s.Evals())
 	case len(v.rec.X) != v.dim || v.rec.Evals < 0:

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -445,7 +446,7 @@ func TestNoiseHandlerInject(t *testing.T) {
 // above sigma0 the evaluations per point grow by alpha instead (sigma
 // grown by alpha each generation let the mean wander off on noise that
 // grows as f falls); without noise k shrinks. On an objective whose noise
-// dominates everywhere k reaches MaxEvals.
+// dominates everywhere k reaches MaxEvals (below NoiseGrowEvals).
 func TestNoiseHandlerSigmaUpToSigma0(t *testing.T) {
 	for _, name := range []string{HEES, HEES2, CMAES} {
 		h := newHandled(t, name, Config{Dim: 4, Seed: 3, Sigma0: 0.5}, false, NoiseConfig{})
@@ -473,7 +474,9 @@ func TestNoiseHandlerSigmaUpToSigma0(t *testing.T) {
 
 	prob := newNoisy(t, "sphere:noise=add,sigma=1e6", 4)
 	for _, name := range []string{HEES2, CMAES} {
-		h := newHandled(t, name, Config{Dim: 4, Seed: 3}, false, NoiseConfig{})
+		// Below NoiseGrowEvals, so that the population stays
+		// (TestNoiseHandlerGrows has the doublings).
+		h := newHandled(t, name, Config{Dim: 4, Seed: 3}, false, NoiseConfig{MaxEvals: NoiseGrowEvals - 1})
 		key := uint64(0) // the evaluations so far
 		f := func(x []float64) float64 {
 			key++
@@ -485,8 +488,8 @@ func TestNoiseHandlerSigmaUpToSigma0(t *testing.T) {
 			askTellGeneration(t, h, f, &pop)
 			maxK = max(maxK, h.EvalsPerPoint())
 		}
-		if maxK != DefaultNoiseEvals {
-			t.Errorf("%s on noise alone: at most %d evaluations per point, want %d", name, maxK, DefaultNoiseEvals)
+		if maxK != NoiseGrowEvals-1 || h.Growths() != 0 {
+			t.Errorf("%s on noise alone: at most %d evaluations per point, %d doublings; want %d, 0", name, maxK, h.Growths(), NoiseGrowEvals-1)
 		}
 	}
 }
@@ -500,7 +503,6 @@ func TestNoiseHandlerSigmaUpToSigma0(t *testing.T) {
 func TestNoiseHandlerDampFloor(t *testing.T) {
 	prob := newNoisy(t, "sphere:noise=add,sigma=1e6", 4)
 	h := newHandled(t, HEES2, Config{Dim: 4, Seed: 3}, false, NoiseConfig{})
-	ad, etaA := adaptationOf(innermost(h.inner))
 	key := uint64(0)
 	f := func(x []float64) float64 {
 		key++
@@ -509,6 +511,7 @@ func TestNoiseHandlerDampFloor(t *testing.T) {
 	var pop linalg.Dense
 	floored := 0
 	for range 100 {
+		ad, etaA := adaptationOf(innermost(h.inner))
 		askTellGeneration(t, h, f, &pop)
 		if h.rho < noiseRhoFloor || ad.etaA != float64(etaA*h.rho) {
 			t.Fatalf("rho %v, eta_A %v of %v: below the floor %v or not eta_A rho", h.rho, ad.etaA, etaA, noiseRhoFloor)
@@ -536,5 +539,122 @@ func TestNoiseHandlerDampFloor(t *testing.T) {
 		if got := noisy.Noiseless(res.Recommendation.X) - fopt; !(got < 1e-8) {
 			t.Errorf("seed %d: recommendation at f - f* = %g after %d evaluations", seed, got, res.Evals)
 		}
+	}
+}
+
+// TestNoiseHandlerGrows checks the doubling of docs/ALGORITHMS.md Section
+// 20 item 2: on noise alone, where k would reach NoiseGrowEvals, the
+// strategy starts anew from its mean with twice its population and k = 1
+// while Generation goes on counting; after NoiseMaxGrowths doublings k
+// grows up to MaxEvals instead; inside IPOP the population stays (IPOP
+// doubles it at its restarts); and a run saved and restored across a
+// doubling gives the same bits.
+func TestNoiseHandlerGrows(t *testing.T) {
+	prob := newNoisy(t, "sphere:noise=add,sigma=100", 4)
+	key := uint64(0)
+	f := func(x []float64) float64 {
+		key++
+		return prob.EvalKeyed(x, key-1)
+	}
+	var pop linalg.Dense
+	for _, name := range []string{HEES, HEES2, CMAES} {
+		h := newHandled(t, name, Config{Dim: 4, Seed: 2}, false, NoiseConfig{})
+		row := rowOf(name)
+		n0 := row.populationOf(innermost(h.inner).(interface{ coreOf() *core }).coreOf().cfg)
+		for g := 0; h.Growths() < 2; g++ {
+			if g == 400 {
+				t.Fatalf("%s: %d doublings in %d generations of noise alone", name, h.Growths(), g)
+			}
+			old, grown, gen, k := h.inner, h.Growths(), h.Generation(), h.EvalsPerPoint()
+			askTellGeneration(t, h, f, &pop)
+			if h.Generation() != gen+1 {
+				t.Fatalf("%s: generation %d after %d", name, h.Generation(), gen)
+			}
+			if h.Growths() == grown {
+				continue
+			}
+			c := h.inner.(interface{ coreOf() *core }).coreOf()
+			if n := row.populationOf(c.cfg); n != n0<<h.Growths() || h.EvalsPerPoint() != 1 || k < NoiseGrowEvals-1 ||
+				!slices.Equal(h.Mean(nil), old.Mean(nil)) || c.sigma != c.cfg.Sigma0 {
+				t.Errorf("%s: doubling %d: population %d (first %d), k %d after %d, sigma %v, mean %v from %v",
+					name, h.Growths(), n, n0, h.EvalsPerPoint(), k, c.sigma, h.Mean(nil), old.Mean(nil))
+			}
+		}
+		h.grown = NoiseMaxGrowths
+		maxK := 0
+		for range 200 {
+			askTellGeneration(t, h, f, &pop)
+			maxK = max(maxK, h.EvalsPerPoint())
+		}
+		if maxK != DefaultNoiseEvals || h.Growths() != NoiseMaxGrowths {
+			t.Errorf("%s after the last doubling: at most %d evaluations per point, %d doublings; want %d, %d",
+				name, maxK, h.Growths(), DefaultNoiseEvals, NoiseMaxGrowths)
+		}
+	}
+
+	ipop := newHandled(t, HEES2, Config{Dim: 4, Seed: 2}, true, NoiseConfig{})
+	for range 150 {
+		askTellGeneration(t, ipop, f, &pop)
+	}
+	if ipop.Growths() != 0 || ipop.EvalsPerPoint() < NoiseGrowEvals {
+		t.Errorf("inside IPOP: %d doublings, k %d", ipop.Growths(), ipop.EvalsPerPoint())
+	}
+
+	fresh := func() Strategy { return newHandled(t, HEES2, Config{Dim: 4, Seed: 2}, false, NoiseConfig{}) }
+	const gens = 80
+	want := noiseTrajectory(t, fresh(), prob, gens, -1, false, false)
+	h := fresh().(*NoiseHandler)
+	for range gens {
+		askTellGeneration(t, h, f, &pop)
+	}
+	if h.Growths() == 0 {
+		t.Fatalf("no doubling in %d generations: the resume below does not cross one", gens)
+	}
+	for _, resumeAt := range []int{20, 50, 70} {
+		got := noiseTrajectory(t, fresh(), prob, gens, resumeAt, resumeAt == 70, false)
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("resumed at %d differs", resumeAt)
+		}
+	}
+
+	// A state whose counts of doublings and generations cannot be is
+	// refused; one without doublings stays in version 1.
+	for _, tc := range []struct{ grown, pastGens int }{{NoiseMaxGrowths + 1, 0}, {1, -1}, {1, h.evals + 1}} {
+		bad := *h
+		bad.grown, bad.pastGens = tc.grown, tc.pastGens
+		data, err := bad.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Load(data); !errors.Is(err, ErrCorruptState) || !strings.Contains(err.Error(), "doublings") {
+			t.Errorf("%d doublings after %d generations: Load gave %v", tc.grown, tc.pastGens, err)
+		}
+	}
+	data, err := fresh().MarshalBinary()
+	if err != nil || !strings.HasPrefix(string(data), stateHeader(noiseStateName)) {
+		t.Errorf("the state of a handler that never doubled: %.20q (%v), want version 1", data, err)
+	}
+}
+
+// TestGrowConfig checks that a doubled population takes the tuning
+// defaults of its own size, and keeps a tuning field the caller set.
+func TestGrowConfig(t *testing.T) {
+	_, rc, err := newResolved(HEES2, Config{Dim: 20, EtaA: 0.7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := growConfig(HEES2, rc, 2*rc.Pairs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, want, err := newResolved(HEES2, Config{Dim: 20, EtaA: 0.7, Pairs: 2 * rc.Pairs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err = resolve(HEES2, got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Pairs != want.Pairs || got.EtaA != 0.7 || got.CS != want.CS || got.DS != want.DS || got.DS == rc.DS {
+		t.Errorf("grown %+v\nwant   %+v (from %+v)", got, want, rc)
 	}
 }
