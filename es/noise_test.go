@@ -30,6 +30,16 @@ func newNoisy(t testing.TB, spec string, d int) noisyProblem {
 	return noisyProblem{p.(objectives.Noisy)}
 }
 
+// inOrder returns prob's value of each point it is given, keyed by the
+// number of points before it, as a run that evaluates them one at a time.
+func inOrder(prob noisyProblem) func([]float64) float64 {
+	key := uint64(0)
+	return func(x []float64) float64 {
+		key++
+		return prob.EvalKeyed(x, key-1)
+	}
+}
+
 // newHandled returns NewNoiseHandler around New(name, cfg), or around its
 // IPOP with ipop.
 func newHandled(t testing.TB, name string, cfg Config, ipop bool, nc NoiseConfig) *NoiseHandler {
@@ -477,11 +487,7 @@ func TestNoiseHandlerSigmaUpToSigma0(t *testing.T) {
 		// Below NoiseGrowEvals, so that the population stays
 		// (TestNoiseHandlerGrows has the doublings).
 		h := newHandled(t, name, Config{Dim: 4, Seed: 3}, false, NoiseConfig{MaxEvals: NoiseGrowEvals - 1})
-		key := uint64(0) // the evaluations so far
-		f := func(x []float64) float64 {
-			key++
-			return prob.EvalKeyed(x, key-1)
-		}
+		f := inOrder(prob)
 		var pop linalg.Dense
 		maxK := 0
 		for range 300 {
@@ -503,11 +509,7 @@ func TestNoiseHandlerSigmaUpToSigma0(t *testing.T) {
 func TestNoiseHandlerDampFloor(t *testing.T) {
 	prob := newNoisy(t, "sphere:noise=add,sigma=1e6", 4)
 	h := newHandled(t, HEES2, Config{Dim: 4, Seed: 3}, false, NoiseConfig{})
-	key := uint64(0)
-	f := func(x []float64) float64 {
-		key++
-		return prob.EvalKeyed(x, key-1)
-	}
+	f := inOrder(prob)
 	var pop linalg.Dense
 	floored := 0
 	for range 100 {
@@ -551,11 +553,7 @@ func TestNoiseHandlerDampFloor(t *testing.T) {
 // doubling gives the same bits.
 func TestNoiseHandlerGrows(t *testing.T) {
 	prob := newNoisy(t, "sphere:noise=add,sigma=100", 4)
-	key := uint64(0)
-	f := func(x []float64) float64 {
-		key++
-		return prob.EvalKeyed(x, key-1)
-	}
+	f := inOrder(prob)
 	var pop linalg.Dense
 	for _, name := range []string{HEES, HEES2, CMAES} {
 		h := newHandled(t, name, Config{Dim: 4, Seed: 2}, false, NoiseConfig{})
