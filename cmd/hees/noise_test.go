@@ -121,23 +121,38 @@ func TestRunNoise(t *testing.T) {
 // TestWorkerNoise drives a run of hees init -noise -noise-evals with one
 // hees worker on a noisy program: it ends with the bits of hees run -noise
 // with the same program (the best value, the recommendation and its
-// evaluations), and hees status shows the recommendation.
+// evaluations), and hees status shows the recommendation. The second run's
+// noise dominates from the start, so that its handler doubles the
+// population: the trace of its hees run (-trace-every 1) shows the
+// generations of 14, 26, 50 and 98 rows that follow doublings at
+// generations 15, 26, 38 and 48 (of 58), so the worker's state crosses
+// them.
 func TestWorkerNoise(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts processes")
 	}
-	command := workerCommand(t, "sphere:noise=add,sigma=0.1")
-	args := []string{"-d", "3", "-noise", "-noise-evals", "3", "-max-evals", "900", "-seed", "2"}
-	want, _ := runJSON(t, append([]string{"-cmd", command, "-box", "3"}, args...)...)
-	state := filepath.Join(t.TempDir(), "run.hees")
-	mustCLI(t, "", append([]string{"init", "-state", state}, args...)...)
-	workerToEnd(t, "worker", state, command)
-	got := status(t, state)
-	sameAsRun(t, "worker", got, want, "evals", "f_best", "x_best", "recommendation", "stop_reason")
-	if rec, ok := got["recommendation"].(map[string]any); !ok || rec["evals"].(float64) < 2 {
-		t.Errorf("recommendation %v", got["recommendation"])
-	}
-	if out := mustCLI(t, "", "status", "-state", state); !strings.Contains(out, "\nrecommended  ") {
-		t.Errorf("status:\n%s", out)
+	for _, tc := range []struct {
+		spec string
+		args []string
+	}{
+		{"sphere:noise=add,sigma=0.1", []string{"-d", "3", "-noise", "-noise-evals", "3", "-max-evals", "900", "-seed", "2"}},
+		{"sphere:noise=add,sigma=100", []string{"-d", "3", "-noise", "-max-evals", "3000", "-seed", "2"}},
+	} {
+		command := workerCommand(t, tc.spec)
+		want, _ := runJSON(t, append([]string{"-cmd", command, "-box", "3"}, tc.args...)...)
+		state := filepath.Join(t.TempDir(), "run.hees")
+		mustCLI(t, "", append([]string{"init", "-state", state}, tc.args...)...)
+		workerToEnd(t, "worker", state, command)
+		got := status(t, state)
+		sameAsRun(t, "worker "+tc.spec, got, want, "evals", "f_best", "x_best", "recommendation", "stop_reason")
+		if got["generation"] != want["generations"] {
+			t.Errorf("%s: worker at generation %v, hees run %v", tc.spec, got["generation"], want["generations"])
+		}
+		if rec, ok := got["recommendation"].(map[string]any); !ok || rec["evals"].(float64) < 2 {
+			t.Errorf("%s: recommendation %v", tc.spec, got["recommendation"])
+		}
+		if out := mustCLI(t, "", "status", "-state", state); !strings.Contains(out, "\nrecommended  ") {
+			t.Errorf("%s: status:\n%s", tc.spec, out)
+		}
 	}
 }
