@@ -25,9 +25,9 @@ import (
 //	respond  s > 0: sigma *= alpha = 1 + 2/(d + 10) while sigma is at
 //	         most the run's sigma0, else k grows by alpha up to
 //	         MaxEvals, and where k would reach 4 the strategy starts
-//	         anew from its mean with twice its population and k = 1
-//	         (at most 8 times; not inside IPOP or BIPOP); s <= 0: k
-//	         shrinks by alpha^(-1/4) down to 1
+//	         anew from its mean and sigma A with twice its population
+//	         and k = 1 (at most 8 times; not inside IPOP or BIPOP);
+//	         s <= 0: k shrinks by alpha^(-1/4) down to 1
 //	damp     hees and hees2: eta_A is multiplied by rho = max(0.3,
 //	         1 - 2/R^2), R the ratio of the smoothed median |f(x^+) +
 //	         f(x^-) - 2 f(m)| to the 75th percentile of the differences
@@ -721,11 +721,13 @@ func (h *NoiseHandler) respond(before Strategy) {
 }
 
 // grow replaces the strategy, when it runs alone (not inside IPOP or
-// BIPOP), by a new run of it from its mean with twice its population, its
-// sigma0, bounds and scales, A the identity, the seed its own would give a
-// first restart, and the tuning defaults of the new population
-// (growConfig), and reports whether it did: at most NoiseMaxGrowths times,
-// within the population bound of IPOP and MaxMemory.
+// BIPOP), by a new run of it with twice its population from its search
+// distribution: the mean, and A0 = (sigma/sigma0) A, so that sigma0 A0 is
+// the current sigma A while sigma0 stays the run's (the bound of item 2);
+// with its bounds and scales, the seed its own would give a first
+// restart, and the tuning defaults of the new population (growConfig). It
+// reports whether it did: at most NoiseMaxGrowths times, within the
+// population bound of IPOP and MaxMemory.
 func (h *NoiseHandler) grow() bool {
 	c := h.inner.(interface{ coreOf() *core }).coreOf()
 	row := rowOf(h.inner.Name())
@@ -738,6 +740,8 @@ func (h *NoiseHandler) grow() bool {
 		return false
 	}
 	cfg.X0 = h.inner.Mean(nil)
+	cfg.A0 = new(linalg.Dense)
+	cfg.A0.Scale(c.sigma/c.cfg.Sigma0, TransformOf(h.inner))
 	cfg.Seed = restartSeed(c.cfg.Seed, 1)
 	next, err := New(h.inner.Name(), cfg)
 	if err != nil {

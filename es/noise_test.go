@@ -577,6 +577,15 @@ func TestNoiseHandlerGrows(t *testing.T) {
 				t.Errorf("%s: doubling %d: population %d (first %d), k %d after %d, sigma %v, mean %v from %v",
 					name, h.Growths(), n, n0, h.EvalsPerPoint(), k, c.sigma, h.Mean(nil), old.Mean(nil))
 			}
+			// The search distribution goes on: sigma A as before.
+			newA, oldA := TransformOf(h.inner), TransformOf(old)
+			for i := range 4 {
+				for j := range 4 {
+					if got, want := c.sigma*newA.At(i, j), old.Sigma()*oldA.At(i, j); math.Abs(got-want) > 1e-12*math.Abs(want) {
+						t.Fatalf("%s: doubling %d: sigma A[%d][%d] = %v, was %v", name, h.Growths(), i, j, got, want)
+					}
+				}
+			}
 		}
 		h.grown = NoiseMaxGrowths
 		maxK := 0
