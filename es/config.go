@@ -241,7 +241,7 @@ func resolve(name string, cfg Config) (Config, error) {
 		return cfg, err
 	}
 	for _, t := range tuningFields {
-		if t.value(&cfg) != 0 && !row.takes(t.name) {
+		if *t.field(&cfg) != 0 && !row.takes(t.name) {
 			return cfg, fmt.Errorf("es: Config.%s: %s does not take it (only %s)",
 				t.name, name, rowsTaking(func(r *strategyRow) bool { return r.takes(t.name) }))
 		}

@@ -49,8 +49,8 @@ type NoiseConfig struct {
 	// number by the factor alpha per generation up to MaxEvals, and it
 	// lowers it by alpha^(-1/4) down to 1 otherwise. Where the number
 	// would reach NoiseGrowEvals, a strategy the handler runs alone
-	// starts anew from its mean with twice its population instead, up to
-	// NoiseMaxGrowths times. 0 means DefaultNoiseEvals; 1 leaves sigma as
+	// starts anew from its search distribution with twice its population
+	// instead, up to NoiseMaxGrowths times. 0 means DefaultNoiseEvals; 1 leaves sigma as
 	// the only response, and below NoiseGrowEvals the population stays.
 	MaxEvals int
 }
@@ -740,8 +740,10 @@ func (h *NoiseHandler) grow() bool {
 		return false
 	}
 	cfg.X0 = h.inner.Mean(nil)
-	cfg.A0 = new(linalg.Dense)
-	cfg.A0.Scale(c.sigma/c.cfg.Sigma0, TransformOf(h.inner))
+	if a := TransformOf(h.inner); a != nil {
+		cfg.A0 = new(linalg.Dense)
+		cfg.A0.Scale(c.sigma/c.cfg.Sigma0, a)
+	}
 	cfg.Seed = restartSeed(c.cfg.Seed, 1)
 	next, err := New(h.inner.Name(), cfg)
 	if err != nil {
@@ -759,21 +761,17 @@ func (h *NoiseHandler) grow() bool {
 // depend on the population); a field set to another value stays.
 func growConfig(name string, rc Config, n int) (Config, error) {
 	bare := rc
-	bare.Kappa, bare.EtaA, bare.CS, bare.DS, bare.CSigma = 0, 0, 0, 0, 0
+	for _, t := range tuningFields {
+		*t.field(&bare) = 0
+	}
 	def, err := resolve(name, bare)
 	if err != nil {
 		return rc, err
 	}
 	next := rowOf(name).withPopulation(rc, n)
-	for _, f := range []struct {
-		field     *float64
-		got, dflt float64
-	}{
-		{&next.Kappa, rc.Kappa, def.Kappa}, {&next.EtaA, rc.EtaA, def.EtaA}, {&next.CS, rc.CS, def.CS},
-		{&next.DS, rc.DS, def.DS}, {&next.CSigma, rc.CSigma, def.CSigma},
-	} {
-		if f.got == f.dflt {
-			*f.field = 0
+	for _, t := range tuningFields {
+		if *t.field(&rc) == *t.field(&def) {
+			*t.field(&next) = 0
 		}
 	}
 	return next, nil

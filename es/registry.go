@@ -98,17 +98,17 @@ const (
 	tuneCSigma tuning = "CSigma"
 )
 
-// tuningFields lists every tuning field with its value in a Config, in
+// tuningFields lists every tuning field with its place in a Config, in
 // the order resolve checks them.
 var tuningFields = []struct {
 	name  tuning
-	value func(*Config) float64
+	field func(*Config) *float64
 }{
-	{tuneKappa, func(c *Config) float64 { return c.Kappa }},
-	{tuneEtaA, func(c *Config) float64 { return c.EtaA }},
-	{tuneCS, func(c *Config) float64 { return c.CS }},
-	{tuneDS, func(c *Config) float64 { return c.DS }},
-	{tuneCSigma, func(c *Config) float64 { return c.CSigma }},
+	{tuneKappa, func(c *Config) *float64 { return &c.Kappa }},
+	{tuneEtaA, func(c *Config) *float64 { return &c.EtaA }},
+	{tuneCS, func(c *Config) *float64 { return &c.CS }},
+	{tuneDS, func(c *Config) *float64 { return &c.DS }},
+	{tuneCSigma, func(c *Config) *float64 { return &c.CSigma }},
 }
 
 // strategyRow is one row of the table.
