@@ -291,6 +291,9 @@ type Result struct {
 	// Restarts is the number of restarts of a restarting strategy (IPOP),
 	// 0 otherwise.
 	Restarts int
+	// Doublings is the number of times a NoiseHandler doubled the
+	// population (NoiseHandler.Doublings), 0 for another strategy.
+	Doublings int
 	// Recommendation is the point the strategy recommends apart from X,
 	// with its estimated value: a NoiseHandler's mean (Recommender). On a
 	// noisy objective X and F are the luckiest single evaluation, the

@@ -50,8 +50,9 @@ type NoiseConfig struct {
 	// lowers it by alpha^(-1/4) down to 1 otherwise. Where the number
 	// would reach NoiseGrowEvals, a strategy the handler runs alone
 	// starts anew from its search distribution with twice its population
-	// instead, up to NoiseMaxGrowths times. 0 means DefaultNoiseEvals; 1 leaves sigma as
-	// the only response, and below NoiseGrowEvals the population stays.
+	// instead, up to NoiseMaxDoublings times. 0 means DefaultNoiseEvals;
+	// 1 leaves sigma as the only response, and below NoiseGrowEvals the
+	// population stays.
 	MaxEvals int
 }
 
@@ -64,9 +65,9 @@ const DefaultNoiseEvals = 30
 // instead (docs/ALGORITHMS.md Section 20 item 2 measured it).
 const NoiseGrowEvals = 4
 
-// NoiseMaxGrowths is the most times a NoiseHandler doubles the
+// NoiseMaxDoublings is the most times a NoiseHandler doubles the
 // population; beyond it the evaluations per point grow up to MaxEvals.
-const NoiseMaxGrowths = 8
+const NoiseMaxDoublings = 8
 
 // MaxNoiseEvals bounds NoiseConfig.MaxEvals: a generation asks at most
 // that many copies of each point.
@@ -347,8 +348,8 @@ func (h *NoiseHandler) Generation() int {
 	return h.pastGens + h.inner.Generation()
 }
 
-// Growths is the number of times the handler doubled the population.
-func (h *NoiseHandler) Growths() int {
+// Doublings is the number of times the handler doubled the population.
+func (h *NoiseHandler) Doublings() int {
 	if h == nil {
 		return 0
 	}
@@ -726,13 +727,13 @@ func (h *NoiseHandler) respond(before Strategy) {
 // the current sigma A while sigma0 stays the run's (the bound of item 2);
 // with its bounds and scales, the seed its own would give a first
 // restart, and the tuning defaults of the new population (growConfig). It
-// reports whether it did: at most NoiseMaxGrowths times, within the
+// reports whether it did: at most NoiseMaxDoublings times, within the
 // population bound of IPOP and MaxMemory.
 func (h *NoiseHandler) grow() bool {
 	c := h.inner.(interface{ coreOf() *core }).coreOf()
 	row := rowOf(h.inner.Name())
 	n := row.populationOf(c.cfg)
-	if h.grown >= NoiseMaxGrowths || n <= 0 || n > maxPopulation/2 {
+	if h.grown >= NoiseMaxDoublings || n <= 0 || n > maxPopulation/2 {
 		return false
 	}
 	cfg, err := growConfig(h.inner.Name(), c.cfg, 2*n)
@@ -876,7 +877,7 @@ func (h *NoiseHandler) UnmarshalBinary(data []byte) error {
 		return corrupt("k = %d", v.k)
 	case !(v.rho >= 0 && v.rho <= 1) || !finite(v.noiseS) || math.IsInf(v.logNoise, 0) || math.IsInf(v.logCurv, 0):
 		return corrupt("measures s = %v, rho = %v, %v, %v", v.noiseS, v.rho, v.logNoise, v.logCurv)
-	case v.grown < 0 || v.grown > NoiseMaxGrowths || v.pastGens < 0 || v.pastGens > v.evals:
+	case v.grown < 0 || v.grown > NoiseMaxDoublings || v.pastGens < 0 || v.pastGens > v.evals:
 		return corrupt("%d doublings of the population after %d generations", v.grown, v.pastGens)
 	case v.evals < s.Evals():
 		return corrupt("%d evaluations, the strategy has %d", v.evals, s.Evals())

@@ -494,8 +494,8 @@ func TestNoiseHandlerSigmaUpToSigma0(t *testing.T) {
 			askTellGeneration(t, h, f, &pop)
 			maxK = max(maxK, h.EvalsPerPoint())
 		}
-		if maxK != NoiseGrowEvals-1 || h.Growths() != 0 {
-			t.Errorf("%s on noise alone: at most %d evaluations per point, %d doublings; want %d, 0", name, maxK, h.Growths(), NoiseGrowEvals-1)
+		if maxK != NoiseGrowEvals-1 || h.Doublings() != 0 {
+			t.Errorf("%s on noise alone: at most %d evaluations per point, %d doublings; want %d, 0", name, maxK, h.Doublings(), NoiseGrowEvals-1)
 		}
 	}
 }
@@ -547,7 +547,7 @@ func TestNoiseHandlerDampFloor(t *testing.T) {
 // TestNoiseHandlerGrows checks the doubling of docs/ALGORITHMS.md Section
 // 20 item 2: on noise alone, where k would reach NoiseGrowEvals, the
 // strategy starts anew from its mean with twice its population and k = 1
-// while Generation goes on counting; after NoiseMaxGrowths doublings k
+// while Generation goes on counting; after NoiseMaxDoublings doublings k
 // grows up to MaxEvals instead; inside IPOP the population stays (IPOP
 // doubles it at its restarts); and a run saved and restored across a
 // doubling gives the same bits.
@@ -559,43 +559,43 @@ func TestNoiseHandlerGrows(t *testing.T) {
 		h := newHandled(t, name, Config{Dim: 4, Seed: 2}, false, NoiseConfig{})
 		row := rowOf(name)
 		n0 := row.populationOf(innermost(h.inner).(interface{ coreOf() *core }).coreOf().cfg)
-		for g := 0; h.Growths() < 2; g++ {
+		for g := 0; h.Doublings() < 2; g++ {
 			if g == 400 {
-				t.Fatalf("%s: %d doublings in %d generations of noise alone", name, h.Growths(), g)
+				t.Fatalf("%s: %d doublings in %d generations of noise alone", name, h.Doublings(), g)
 			}
-			old, grown, gen, k := h.inner, h.Growths(), h.Generation(), h.EvalsPerPoint()
+			old, grown, gen, k := h.inner, h.Doublings(), h.Generation(), h.EvalsPerPoint()
 			askTellGeneration(t, h, f, &pop)
 			if h.Generation() != gen+1 {
 				t.Fatalf("%s: generation %d after %d", name, h.Generation(), gen)
 			}
-			if h.Growths() == grown {
+			if h.Doublings() == grown {
 				continue
 			}
 			c := h.inner.(interface{ coreOf() *core }).coreOf()
-			if n := row.populationOf(c.cfg); n != n0<<h.Growths() || h.EvalsPerPoint() != 1 || k < NoiseGrowEvals-1 ||
+			if n := row.populationOf(c.cfg); n != n0<<h.Doublings() || h.EvalsPerPoint() != 1 || k < NoiseGrowEvals-1 ||
 				!slices.Equal(h.Mean(nil), old.Mean(nil)) || c.sigma != c.cfg.Sigma0 {
 				t.Errorf("%s: doubling %d: population %d (first %d), k %d after %d, sigma %v, mean %v from %v",
-					name, h.Growths(), n, n0, h.EvalsPerPoint(), k, c.sigma, h.Mean(nil), old.Mean(nil))
+					name, h.Doublings(), n, n0, h.EvalsPerPoint(), k, c.sigma, h.Mean(nil), old.Mean(nil))
 			}
 			// The search distribution goes on: sigma A as before.
 			newA, oldA := TransformOf(h.inner), TransformOf(old)
 			for i := range 4 {
 				for j := range 4 {
 					if got, want := c.sigma*newA.At(i, j), old.Sigma()*oldA.At(i, j); math.Abs(got-want) > 1e-12*math.Abs(want) {
-						t.Fatalf("%s: doubling %d: sigma A[%d][%d] = %v, was %v", name, h.Growths(), i, j, got, want)
+						t.Fatalf("%s: doubling %d: sigma A[%d][%d] = %v, was %v", name, h.Doublings(), i, j, got, want)
 					}
 				}
 			}
 		}
-		h.grown = NoiseMaxGrowths
+		h.grown = NoiseMaxDoublings
 		maxK := 0
 		for range 200 {
 			askTellGeneration(t, h, f, &pop)
 			maxK = max(maxK, h.EvalsPerPoint())
 		}
-		if maxK != DefaultNoiseEvals || h.Growths() != NoiseMaxGrowths {
+		if maxK != DefaultNoiseEvals || h.Doublings() != NoiseMaxDoublings {
 			t.Errorf("%s after the last doubling: at most %d evaluations per point, %d doublings; want %d, %d",
-				name, maxK, h.Growths(), DefaultNoiseEvals, NoiseMaxGrowths)
+				name, maxK, h.Doublings(), DefaultNoiseEvals, NoiseMaxDoublings)
 		}
 	}
 
@@ -603,8 +603,8 @@ func TestNoiseHandlerGrows(t *testing.T) {
 	for range 150 {
 		askTellGeneration(t, ipop, f, &pop)
 	}
-	if ipop.Growths() != 0 || ipop.EvalsPerPoint() < NoiseGrowEvals {
-		t.Errorf("inside IPOP: %d doublings, k %d", ipop.Growths(), ipop.EvalsPerPoint())
+	if ipop.Doublings() != 0 || ipop.EvalsPerPoint() < NoiseGrowEvals {
+		t.Errorf("inside IPOP: %d doublings, k %d", ipop.Doublings(), ipop.EvalsPerPoint())
 	}
 
 	fresh := func() Strategy { return newHandled(t, HEES2, Config{Dim: 4, Seed: 2}, false, NoiseConfig{}) }
@@ -614,7 +614,7 @@ func TestNoiseHandlerGrows(t *testing.T) {
 	for range gens {
 		askTellGeneration(t, h, f, &pop)
 	}
-	if h.Growths() == 0 {
+	if h.Doublings() == 0 {
 		t.Fatalf("no doubling in %d generations: the resume below does not cross one", gens)
 	}
 	for _, resumeAt := range []int{20, 50, 70} {
@@ -624,9 +624,17 @@ func TestNoiseHandlerGrows(t *testing.T) {
 		}
 	}
 
+	// Minimize reports the doublings in its Result.
+	m := fresh().(*NoiseHandler)
+	res, err := Minimize(context.Background(), prob, m, Options{MaxEvals: 5000})
+	if err != nil || res.Doublings == 0 || res.Doublings != m.Doublings() || res.Generations != m.Generation() {
+		t.Errorf("Minimize: %d doublings in %d generations (handler %d, %d), %v",
+			res.Doublings, res.Generations, m.Doublings(), m.Generation(), err)
+	}
+
 	// A state whose counts of doublings and generations cannot be is
 	// refused; one without doublings stays in version 1.
-	for _, tc := range []struct{ grown, pastGens int }{{NoiseMaxGrowths + 1, 0}, {1, -1}, {1, h.evals + 1}} {
+	for _, tc := range []struct{ grown, pastGens int }{{NoiseMaxDoublings + 1, 0}, {1, -1}, {1, h.evals + 1}} {
 		bad := *h
 		bad.grown, bad.pastGens = tc.grown, tc.pastGens
 		data, err := bad.MarshalBinary()

@@ -284,6 +284,9 @@ func (r *Run) Result() Result {
 	if rec, ok := r.s.(Recommender); ok {
 		res.Recommendation = rec.Recommend()
 	}
+	if h, ok := r.s.(*NoiseHandler); ok {
+		res.Doublings = h.Doublings()
+	}
 	return res
 }
 

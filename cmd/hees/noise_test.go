@@ -123,23 +123,25 @@ func TestRunNoise(t *testing.T) {
 // with the same program (the best value, the recommendation and its
 // evaluations), and hees status shows the recommendation. The second run's
 // noise dominates from the start, so that its handler doubles the
-// population: the trace of its hees run (-trace-every 1) shows the
-// generations of 14, 26, 50 and 98 rows that follow doublings at
-// generations 15, 26, 38 and 48 (of 58), so the worker's state crosses
-// them.
+// population four times (the "doublings" of hees run -json; at generations
+// 15, 26, 38 and 48 of 58): the worker's state crosses them.
 func TestWorkerNoise(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts processes")
 	}
 	for _, tc := range []struct {
-		spec string
-		args []string
+		spec      string
+		args      []string
+		doublings any
 	}{
-		{"sphere:noise=add,sigma=0.1", []string{"-d", "3", "-noise", "-noise-evals", "3", "-max-evals", "900", "-seed", "2"}},
-		{"sphere:noise=add,sigma=100", []string{"-d", "3", "-noise", "-max-evals", "3000", "-seed", "2"}},
+		{"sphere:noise=add,sigma=0.1", []string{"-d", "3", "-noise", "-noise-evals", "3", "-max-evals", "900", "-seed", "2"}, nil},
+		{"sphere:noise=add,sigma=100", []string{"-d", "3", "-noise", "-max-evals", "3000", "-seed", "2"}, 4.0},
 	} {
 		command := workerCommand(t, tc.spec)
 		want, _ := runJSON(t, append([]string{"-cmd", command, "-box", "3"}, tc.args...)...)
+		if want["doublings"] != tc.doublings {
+			t.Errorf("%s: hees run doubled the population %v times, want %v", tc.spec, want["doublings"], tc.doublings)
+		}
 		state := filepath.Join(t.TempDir(), "run.hees")
 		mustCLI(t, "", append([]string{"init", "-state", state}, tc.args...)...)
 		workerToEnd(t, "worker", state, command)

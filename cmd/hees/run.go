@@ -107,7 +107,10 @@ type runReport struct {
 	Evals       int        `json:"evals"`
 	Generations int        `json:"generations"`
 	Restarts    int        `json:"restarts"`
-	FBest       jsonFloat  `json:"f_best"`
+	// Doublings is the number of times -noise doubled the population
+	// (omitted when it did not).
+	Doublings int       `json:"doublings,omitempty"`
+	FBest     jsonFloat `json:"f_best"`
 	// XBest is the best point: numbers ([]jsonFloat), or with -space the
 	// user's values ([]space.Value), which Params repeats as an object of
 	// names.
@@ -552,6 +555,7 @@ func newRunReport(rs *checkpoint.Settings, problem objectives.Problem, s es.Stra
 		Evals:       res.Evals,
 		Generations: res.Generations,
 		Restarts:    res.Restarts,
+		Doublings:   res.Doublings,
 		FBest:       jsonFloat(res.F),
 		StopReason:  res.Reason,
 		Version:     version.String(),
@@ -603,6 +607,9 @@ func printSummary(w io.Writer, rs *checkpoint.Settings, rep *runReport, res es.R
 	evals := fmt.Sprintf("%d in %d generations", rep.Evals, rep.Generations)
 	if rep.Restarts > 0 {
 		evals += fmt.Sprintf(", %d restarts", rep.Restarts)
+	}
+	if rep.Doublings > 0 {
+		evals += fmt.Sprintf(", the population doubled %d times", rep.Doublings)
 	}
 	fmt.Fprintf(w, "strategy     %s, seed %d\n", rep.Strategy, rep.Seed)
 	fmt.Fprintf(w, "problem      %s, d = %d\n", problem, rep.Dim)
