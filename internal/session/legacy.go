@@ -49,7 +49,7 @@ func parseV2(payload []byte) (*Session, error) {
 	ss := &Session{File: File{RunID: old.RunID, Lock: LockFlock, Epoch: 1, Strategy: old.Strategy, Inject: old.Inject,
 		Past: old.Past, Stop: old.Stop, Abandoned: old.Abandoned,
 		Spec: runspec.Spec{Algo: old.Algo, Restarts: old.Restarts, Seed: old.Seed, MaxEvals: old.MaxEvals, Target: old.Target,
-			Retries: old.Retries, OnError: old.OnError, LostLeases: DefaultLostLeases}}}
+			Retries: old.Retries, OnError: old.OnError, LostLeases: DefaultLostLeases}}, v2: true}
 	if err := ss.restore(); err != nil {
 		return nil, fmt.Errorf("bad ask/tell state (version 2): %v", err)
 	}

@@ -174,6 +174,7 @@ type Session struct {
 	run *es.Run
 	s   es.Strategy
 	pop *linalg.Dense // the current batch's candidates; nil once stopped
+	v2  bool          // read from a state file of version 2, which has no journal
 }
 
 // NewRunID draws a run's identity from random (crypto/rand.Reader in

@@ -225,6 +225,9 @@ func (st Store) readSnapshot() (*Session, []byte, error) {
 // from the snapshot.
 var errStale = errors.New("the journal does not belong to the snapshot")
 
+// errNoJournal is errStale for a journal that is not there.
+var errNoJournal = fmt.Errorf("%w: it is missing", errStale)
+
 // refresh brings the replica up to date with the files and returns its
 // view. Without the lock (locked false) a stale journal gives the view
 // built from the snapshot, and the replica is left unread; under the lock
@@ -241,17 +244,15 @@ func (st Store) refresh(rep *replica, locked bool) (*View, error) {
 	if !errors.Is(err, errStale) {
 		return nil, err
 	}
-	ss, snap, err := st.readSnapshot()
-	if err != nil {
-		return nil, err
+	ss, snap, serr := st.readSnapshot()
+	if serr != nil {
+		return nil, serr
 	}
-	if kind, _, _ := statefile.Decode(snap); kind == Kind && st.Warn != nil {
-		if _, err := os.Stat(JournalPath(st.Path)); errors.Is(err, fs.ErrNotExist) {
-			// hees replaces a journal by a rename and never removes one
-			// (a state file of version 2 has none): this one was removed
-			// or moved by hand.
-			st.Warn(fmt.Sprintf("%s is missing: the values told since the last fold, if there were any, are lost (hees never removes a journal)", JournalPath(st.Path)))
-		}
+	if errors.Is(err, errNoJournal) && !ss.v2 && st.Warn != nil {
+		// hees replaces a journal by a rename and never removes one (a
+		// state file of version 2 has none): this one was removed or
+		// moved by hand.
+		st.Warn(fmt.Sprintf("%s is missing: the values told since the last fold, if there were any, are lost (hees never removes a journal)", JournalPath(st.Path)))
 	}
 	if !locked {
 		return ss.View, nil
@@ -328,7 +329,7 @@ func (st Store) readJournal(rep *replica) error {
 	rep.keep(nil)
 	f, info, err := openRegular(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return errStale
+		return errNoJournal
 	}
 	if err != nil {
 		return err
