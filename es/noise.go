@@ -190,7 +190,7 @@ func NewNoiseHandler(s Strategy, cfg NoiseConfig) (*NoiseHandler, error) {
 	if cfg.MaxEvals == 0 {
 		cfg.MaxEvals = DefaultNoiseEvals
 	}
-	if innermost(s).(interface{ coreOf() *core }).coreOf().pending {
+	if innermost(s).(hasCore).coreOf().pending {
 		return nil, errors.New("es: NewNoiseHandler: the strategy has a generation pending (wrap it before Ask or after Tell)")
 	}
 	h := &NoiseHandler{inner: s, maxEvals: cfg.MaxEvals, dim: s.Dim(), evalsPer: 1, logNoise: math.NaN(),
@@ -224,6 +224,9 @@ func noiseCapable(s Strategy) bool {
 // coreOf returns the shared state of a strategy of the table, for the
 // NoiseHandler's responses.
 func (c *core) coreOf() *core { return c }
+
+// hasCore is a strategy of the table (every one embeds core).
+type hasCore interface{ coreOf() *core }
 
 // meanEvaluated reports whether row 0 of s's generation is its mean.
 func meanEvaluated(s Strategy) bool {
@@ -697,7 +700,7 @@ func smooth(avg, v float64) float64 {
 // starts the new run with its own sigma.
 func (h *NoiseHandler) respond(before Strategy) {
 	now := innermost(h.inner)
-	c := now.(interface{ coreOf() *core }).coreOf()
+	c := now.(hasCore).coreOf()
 	alpha := 1 + 2/float64(h.dim+10)
 	if h.noiseS > 0 {
 		switch {
@@ -730,7 +733,7 @@ func (h *NoiseHandler) respond(before Strategy) {
 // reports whether it did: at most NoiseMaxDoublings times, within the
 // population bound of IPOP and MaxMemory.
 func (h *NoiseHandler) grow() bool {
-	c := h.inner.(interface{ coreOf() *core }).coreOf()
+	c := h.inner.(hasCore).coreOf()
 	row := rowOf(h.inner.Name())
 	n := row.populationOf(c.cfg)
 	if h.grown >= NoiseMaxDoublings || n <= 0 || n > maxPopulation/2 {

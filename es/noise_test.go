@@ -460,7 +460,7 @@ func TestNoiseHandlerInject(t *testing.T) {
 func TestNoiseHandlerSigmaUpToSigma0(t *testing.T) {
 	for _, name := range []string{HEES, HEES2, CMAES} {
 		h := newHandled(t, name, Config{Dim: 4, Seed: 3, Sigma0: 0.5}, false, NoiseConfig{})
-		c := innermost(h.inner).(interface{ coreOf() *core }).coreOf()
+		c := innermost(h.inner).(hasCore).coreOf()
 		alpha := 1 + 2/float64(4+10)
 		h.noiseS = 1
 		for _, sigma := range []float64{0.25, 0.5, 0.75} {
@@ -558,7 +558,7 @@ func TestNoiseHandlerGrows(t *testing.T) {
 	for _, name := range []string{HEES, HEES2, CMAES} {
 		h := newHandled(t, name, Config{Dim: 4, Seed: 2}, false, NoiseConfig{})
 		row := rowOf(name)
-		n0 := row.populationOf(innermost(h.inner).(interface{ coreOf() *core }).coreOf().cfg)
+		n0 := row.populationOf(innermost(h.inner).(hasCore).coreOf().cfg)
 		for g := 0; h.Doublings() < 2; g++ {
 			if g == 400 {
 				t.Fatalf("%s: %d doublings in %d generations of noise alone", name, h.Doublings(), g)
@@ -571,7 +571,7 @@ func TestNoiseHandlerGrows(t *testing.T) {
 			if h.Doublings() == grown {
 				continue
 			}
-			c := h.inner.(interface{ coreOf() *core }).coreOf()
+			c := h.inner.(hasCore).coreOf()
 			if n := row.populationOf(c.cfg); n != n0<<h.Doublings() || h.EvalsPerPoint() != 1 || k < NoiseGrowEvals-1 ||
 				!slices.Equal(h.Mean(nil), old.Mean(nil)) || c.sigma != c.cfg.Sigma0 {
 				t.Errorf("%s: doubling %d: population %d (first %d), k %d after %d, sigma %v, mean %v from %v",
