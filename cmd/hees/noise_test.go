@@ -124,7 +124,8 @@ func TestRunNoise(t *testing.T) {
 // evaluations), and hees status shows the recommendation. The second run's
 // noise dominates from the start, so that its handler doubles the
 // population four times (the "doublings" of hees run -json; at generations
-// 15, 26, 38 and 48 of 58): the worker's state crosses them.
+// 15, 26, 38 and 48 of 58): the worker's state crosses them, and hees
+// status reports them.
 func TestWorkerNoise(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts processes")
@@ -153,7 +154,11 @@ func TestWorkerNoise(t *testing.T) {
 		if rec, ok := got["recommendation"].(map[string]any); !ok || rec["evals"].(float64) < 2 {
 			t.Errorf("%s: recommendation %v", tc.spec, got["recommendation"])
 		}
-		if out := mustCLI(t, "", "status", "-state", state); !strings.Contains(out, "\nrecommended  ") {
+		if got["doublings"] != tc.doublings {
+			t.Errorf("%s: status: %v doublings, want %v", tc.spec, got["doublings"], tc.doublings)
+		}
+		out := mustCLI(t, "", "status", "-state", state)
+		if !strings.Contains(out, "\nrecommended  ") || (tc.doublings != nil) != strings.Contains(out, ", the population doubled 4 times\n") {
 			t.Errorf("%s: status:\n%s", tc.spec, out)
 		}
 	}

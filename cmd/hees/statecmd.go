@@ -537,6 +537,7 @@ type statusReport struct {
 	Injected   bool       `json:"injected,omitempty"` // the pending batch is the known points before the generation
 	Evals      int        `json:"evals"`
 	Restarts   int        `json:"restarts"`
+	Doublings  int        `json:"doublings,omitempty"` // of the population, by -noise
 	Told       int        `json:"told"`
 	Pending    int        `json:"pending"`
 	Leased     int        `json:"leased"`
@@ -591,7 +592,7 @@ func newStatusReport(v *session.View, now time.Time) statusReport {
 	rep := statusReport{
 		RunID: v.RunID, Algo: v.Spec.Algo, Strategy: v.Header.Strategy, Dim: v.Dim, Seed: v.Spec.Seed,
 		Generation: v.Generation(), Injected: v.Injecting(), Evals: v.Evals(), Restarts: v.Header.Restarts,
-		Told: v.NumTold(), Pending: v.Rows() - v.NumTold(), Leased: v.Leased(now),
+		Doublings: v.Header.Doublings, Told: v.NumTold(), Pending: v.Rows() - v.NumTold(), Leased: v.Leased(now),
 		Sigma: jsonFloat(v.Sigma), FBest: jsonFloat(f), XBest: jsonFloats(x),
 		StopReason: v.StopReason(), StopDetail: v.Header.StopDetail, Lock: v.Lock,
 		MaxEvals: v.Spec.MaxEvals,
@@ -727,6 +728,9 @@ func printStatus(name string, rep statusReport, asJSON bool, stdout, stderr io.W
 	fmt.Fprintf(stdout, "evaluations  %d", rep.Evals)
 	if rep.Restarts > 0 {
 		fmt.Fprintf(stdout, ", %d restarts", rep.Restarts)
+	}
+	if rep.Doublings > 0 {
+		fmt.Fprintf(stdout, ", the population doubled %d times", rep.Doublings)
 	}
 	fmt.Fprintf(stdout, "\nbest value   %s\n", formatValue(float64(rep.FBest)))
 	fmt.Fprintf(stdout, "best x       %s\n", formatStatusBest(rep))

@@ -311,6 +311,9 @@ func (ss *Session) header(snap []byte) Header {
 			h.RecX, h.RecF, h.RecEvals = rec.X, formatValue(rec.F), rec.Evals
 		}
 	}
+	if nh, ok := ss.s.(*es.NoiseHandler); ok {
+		h.Doublings = nh.Doublings()
+	}
 	if ss.pop != nil {
 		rows, d := ss.pop.Dims()
 		h.Rows = rows

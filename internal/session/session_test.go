@@ -247,6 +247,39 @@ func TestSessionSpaceMustFit(t *testing.T) {
 	}
 }
 
+// TestHeaderDoublings checks the doublings of the population a header
+// may hold: from 0 to es.NoiseMaxDoublings, and only beside a
+// recommendation (a run with noise handling).
+func TestHeaderDoublings(t *testing.T) {
+	ss := newSession(t, 1, "")
+	_, h, err := ss.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		rec       bool
+		doublings int
+		ok        bool
+	}{
+		{true, 0, true},
+		{true, 3, true},
+		{true, es.NoiseMaxDoublings, true},
+		{true, es.NoiseMaxDoublings + 1, false},
+		{true, -1, false},
+		{false, 0, true},
+		{false, 1, false},
+	} {
+		g := h
+		if c.rec {
+			g.RecX, g.RecF, g.RecEvals = []float64{1, 2, 3}, "0.5", 2
+		}
+		g.Doublings = c.doublings
+		if err := g.check(); (err == nil) != c.ok {
+			t.Errorf("recommendation %v, %d doublings: %v", c.rec, c.doublings, err)
+		}
+	}
+}
+
 // TestHeaderRecommendation checks the recommendation a header may hold:
 // one of the run's dimension with a value is taken, and one of another
 // length, with a bad value or a negative count is refused.

@@ -54,6 +54,9 @@ type Header struct {
 	RecX     []float64 `json:"rec_x,omitempty"`
 	RecF     string    `json:"rec_f,omitempty"`
 	RecEvals int       `json:"rec_evals,omitempty"`
+	// Doublings is the number of times the noise handling doubled the
+	// population (es.NoiseHandler.Doublings); absent while 0.
+	Doublings int `json:"doublings,omitempty"`
 	// Slots are the worker slots leased when the batch began.
 	Slots map[int]Lease `json:"slots,omitempty"`
 	// Told, Leases and Attempts are what the batch had when its journal
@@ -93,6 +96,9 @@ func (h *Header) check() error {
 	}
 	if _, err := parseValue(h.BestF); err != nil {
 		return fmt.Errorf("best value %v", err)
+	}
+	if h.Doublings < 0 || h.Doublings > es.NoiseMaxDoublings || h.Doublings > 0 && h.RecX == nil {
+		return fmt.Errorf("%d doublings of the population (at most %d, with noise handling only)", h.Doublings, es.NoiseMaxDoublings)
 	}
 	if h.RecX != nil || h.RecF != "" || h.RecEvals != 0 {
 		if _, err := parseValue(h.RecF); err != nil || len(h.RecX) != h.Dim || h.RecEvals < 0 {
