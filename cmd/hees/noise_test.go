@@ -163,3 +163,12 @@ func TestWorkerNoise(t *testing.T) {
 		}
 	}
 }
+
+// TestDoubledText checks what the summaries say of the doublings.
+func TestDoubledText(t *testing.T) {
+	for n, want := range map[int]string{0: "", 1: ", the population doubled once", 4: ", the population doubled 4 times"} {
+		if got := doubledText(n); got != want {
+			t.Errorf("doubledText(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

@@ -124,6 +124,18 @@ type runReport struct {
 	Version        string     `json:"version"`
 }
 
+// doubledText is what the summaries of hees run and hees status say of
+// the n doublings of the population by -noise: nothing for none.
+func doubledText(n int) string {
+	switch n {
+	case 0:
+		return ""
+	case 1:
+		return ", the population doubled once"
+	}
+	return fmt.Sprintf(", the population doubled %d times", n)
+}
+
 // recReport is the recommendation of a run with noise handling: the
 // point (numbers, or with -space the user's values, repeated by Params
 // as an object of names), its estimated value and the evaluations behind
@@ -608,9 +620,7 @@ func printSummary(w io.Writer, rs *checkpoint.Settings, rep *runReport, res es.R
 	if rep.Restarts > 0 {
 		evals += fmt.Sprintf(", %d restarts", rep.Restarts)
 	}
-	if rep.Doublings > 0 {
-		evals += fmt.Sprintf(", the population doubled %d times", rep.Doublings)
-	}
+	evals += doubledText(rep.Doublings)
 	fmt.Fprintf(w, "strategy     %s, seed %d\n", rep.Strategy, rep.Seed)
 	fmt.Fprintf(w, "problem      %s, d = %d\n", problem, rep.Dim)
 	fmt.Fprintf(w, "evaluations  %s\n", evals)

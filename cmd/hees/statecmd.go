@@ -729,9 +729,7 @@ func printStatus(name string, rep statusReport, asJSON bool, stdout, stderr io.W
 	if rep.Restarts > 0 {
 		fmt.Fprintf(stdout, ", %d restarts", rep.Restarts)
 	}
-	if rep.Doublings > 0 {
-		fmt.Fprintf(stdout, ", the population doubled %d times", rep.Doublings)
-	}
+	fmt.Fprint(stdout, doubledText(rep.Doublings))
 	fmt.Fprintf(stdout, "\nbest value   %s\n", formatValue(float64(rep.FBest)))
 	fmt.Fprintf(stdout, "best x       %s\n", formatStatusBest(rep))
 	if r := rep.Recommendation; r != nil {
