@@ -65,3 +65,39 @@ func TestZeroAllocsPerGeneration(t *testing.T) {
 		}
 	}
 }
+
+// TestZeroAllocsNoiseHandler checks that a generation of hees2 and cmaes
+// with noise handling allocates nothing in steady state either, the
+// window of the recommendation full (more generations than it keeps).
+func TestZeroAllocsNoiseHandler(t *testing.T) {
+	for _, name := range []string{HEES2, CMAES} {
+		cfg := Config{Dim: 10, Seed: 1, TolFun: -1, Sigma0: 1e-3, X0: make([]float64, 10)}
+		for i := range cfg.X0 {
+			cfg.X0[i] = 1e3
+		}
+		h := newHandled(t, name, cfg, false, NoiseConfig{})
+		var pop linalg.Dense
+		vals := make([]float64, h.PopulationSize())
+		generation := func() {
+			if err := h.Ask(&pop); err != nil {
+				t.Fatal(err)
+			}
+			r, _ := pop.Dims()
+			for i := 0; i < r; i++ {
+				vals[i] = stSphere(pop.RawRow(i))
+			}
+			if err := h.Tell(vals[:r]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for range recRing + 10 {
+			generation()
+		}
+		if allocs := testing.AllocsPerRun(200, generation); allocs != 0 {
+			t.Errorf("%s: %v allocations per generation, want 0", name, allocs)
+		}
+		if h.Stop() != "" || h.win.gens <= recRing {
+			t.Errorf("%s: stopped (%s) after %d generations of the window", name, h.Stop(), h.win.gens)
+		}
+	}
+}

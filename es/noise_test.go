@@ -256,12 +256,13 @@ func noiseTrajectory(t *testing.T, h Strategy, prob noisyProblem, gens, resumeAt
 // TestNoiseHandlerResume checks that a handled run gives the same bits
 // when it is saved and restored before an Ask or between Ask and Tell, and
 // when the rows are evaluated in reverse order, for hees, hees2, cmaes and
-// IPOP around hees2, with k up to 3.
+// IPOP around hees2, with k up to 3 and a recommendation that averages
+// means.
 func TestNoiseHandlerResume(t *testing.T) {
 	// An additive noise that dominates from the start: sigma is raised to
 	// sigma0 and k beyond it.
 	prob := newNoisy(t, "sphere:noise=add,sigma=100", 4)
-	const gens = 60
+	const gens = 150
 	for _, tc := range []struct {
 		name string
 		ipop bool
@@ -270,7 +271,7 @@ func TestNoiseHandlerResume(t *testing.T) {
 			return newHandled(t, tc.name, Config{Dim: 4, Seed: 2}, tc.ipop, NoiseConfig{MaxEvals: 3})
 		}
 		want := noiseTrajectory(t, fresh(), prob, gens, -1, false, false)
-		for _, resumeAt := range []int{0, 1, 17, 40} {
+		for _, resumeAt := range []int{0, 1, 17, 40, 110} {
 			for _, pending := range []bool{false, true} {
 				got := noiseTrajectory(t, fresh(), prob, gens, resumeAt, pending, resumeAt == 17)
 				if strings.Join(got, "\n") != strings.Join(want, "\n") {
@@ -280,6 +281,17 @@ func TestNoiseHandlerResume(t *testing.T) {
 		}
 		if !strings.Contains(strings.Join(want, "\n"), " k=2 ") {
 			t.Errorf("%s: k never rose above 1 in %d generations", tc.name, gens)
+		}
+		averaged := false
+		for _, line := range want {
+			var n int
+			_, rest, _ := strings.Cut(line, " rec=")
+			_, after, _ := strings.Cut(rest, "/")
+			fmt.Sscanf(after, "%d", &n)
+			averaged = averaged || n >= 2*recMinWindow
+		}
+		if !averaged {
+			t.Errorf("%s: no recommendation averaged means in %d generations", tc.name, gens)
 		}
 	}
 }
@@ -633,7 +645,7 @@ func TestNoiseHandlerGrows(t *testing.T) {
 	}
 
 	// A state whose counts of doublings and generations cannot be is
-	// refused; one without doublings stays in version 1.
+	// refused; a fresh one stays in version 1.
 	for _, tc := range []struct{ grown, pastGens int }{{NoiseMaxDoublings + 1, 0}, {1, -1}, {1, h.evals + 1}} {
 		bad := *h
 		bad.grown, bad.pastGens = tc.grown, tc.pastGens
@@ -647,7 +659,7 @@ func TestNoiseHandlerGrows(t *testing.T) {
 	}
 	data, err := fresh().MarshalBinary()
 	if err != nil || !strings.HasPrefix(string(data), stateHeader(noiseStateName)) {
-		t.Errorf("the state of a handler that never doubled: %.20q (%v), want version 1", data, err)
+		t.Errorf("the state of a fresh handler: %.20q (%v), want version 1", data, err)
 	}
 }
 

@@ -170,9 +170,9 @@ func (r *Run) Tell(f []float64) error {
 		r.reason = ReasonStrategyError
 		return err
 	}
-	if rec, ok := r.s.(Recommender); ok {
+	if rec, ok := r.s.(Recommender); ok && r.limits.Target != nil {
 		v := rec.Recommend()
-		reached = r.limits.Target != nil && v.Evals > 0 && v.F <= *r.limits.Target
+		reached = v.Evals > 0 && v.F <= *r.limits.Target
 	}
 	r.rows = 0
 	switch {
