@@ -629,7 +629,7 @@ func printSummary(w io.Writer, rs *checkpoint.Settings, rep *runReport, res es.R
 	if r := res.Recommendation; r.X != nil {
 		// With noise the best value is the luckiest draw: the
 		// recommendation is the point to use.
-		fmt.Fprintf(w, "recommended  %s, the median of %d evaluations\n", formatValue(r.F), r.Evals)
+		fmt.Fprintf(w, "recommended  %s, estimated from %d evaluations\n", formatValue(r.F), r.Evals)
 		fmt.Fprintf(w, "at x         %s\n", formatBestValues(rs, r.X))
 	}
 	stop := string(rep.StopReason)

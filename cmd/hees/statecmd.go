@@ -735,7 +735,7 @@ func printStatus(name string, rep statusReport, asJSON bool, stdout, stderr io.W
 	if r := rep.Recommendation; r != nil {
 		// With noise the best value is the luckiest draw: the
 		// recommendation is the point to use.
-		fmt.Fprintf(stdout, "recommended  %s, the median of %d evaluations\n", formatValue(float64(r.F)), r.Evals)
+		fmt.Fprintf(stdout, "recommended  %s, estimated from %d evaluations\n", formatValue(float64(r.F)), r.Evals)
 		fmt.Fprintf(stdout, "at x         %s\n", formatStatusBest(statusReport{XBest: r.X, names: rep.names}))
 	}
 	fmt.Fprintf(stdout, "sigma        %s\n", formatValue(float64(rep.Sigma)))
