@@ -12,8 +12,8 @@ import (
 // is closer than any one of them. A window is the last w + (g mod w)
 // means of the current run, w = 64, 128, …, 1024 and g the run's
 // generations; the recommendation is the average of the longest window
-// in which the estimates f(m) show no trend (and of no window shorter
-// than it one does), or the last mean where even the shortest does:
+// such that neither it nor a shorter one shows a trend in its estimates
+// f(m), or the last mean where even the shortest does:
 //
 //	trend   |z| >= 2 of the Mann-Whitney test of the window's older half
 //	        against its newer half (the estimates of a converging mean
