@@ -294,6 +294,17 @@ func (h *NoiseHandler) PopulationSize() int {
 	return n * h.maxEvals
 }
 
+// GenerationSize is the number of rows the next Ask writes (before a
+// doubling or a restart that the generation may bring): the strategy's
+// candidates, and for cmaes its mean, each EvalsPerPoint times, and the
+// mean as many times again. PopulationSize bounds it.
+func (h *NoiseHandler) GenerationSize() int {
+	if h.unset() {
+		return 0
+	}
+	return h.PopulationSize() / h.maxEvals * h.EvalsPerPoint()
+}
+
 // Mean is the strategy's mean.
 func (h *NoiseHandler) Mean(dst []float64) []float64 {
 	if h.unset() {

@@ -107,7 +107,7 @@ func TestNoiseHandlerRefuses(t *testing.T) {
 	if _, err := zero.MarshalBinary(); !errors.Is(err, errZeroNoise) {
 		t.Errorf("zero MarshalBinary: %v", err)
 	}
-	if zero.Name() != "" || zero.PopulationSize() != 0 || zero.Recommend().X != nil {
+	if zero.Name() != "" || zero.PopulationSize() != 0 || zero.GenerationSize() != 0 || zero.Recommend().X != nil {
 		t.Error("zero NoiseHandler reports a strategy")
 	}
 	if err := zero.Tell([]float64{1}); !errors.Is(err, errZeroNoise) {
@@ -153,8 +153,8 @@ func TestNoiseHandlerRows(t *testing.T) {
 			items++
 		}
 		rows, _ := pop.Dims()
-		if rows != 2*(items+1) || h.PopulationSize() != 3*(items+1) {
-			t.Fatalf("%s: %d rows (PopulationSize %d), want %d", name, rows, h.PopulationSize(), 2*(items+1))
+		if rows != 2*(items+1) || h.PopulationSize() != 3*(items+1) || h.GenerationSize() != rows {
+			t.Fatalf("%s: %d rows (PopulationSize %d, GenerationSize %d), want %d", name, rows, h.PopulationSize(), h.GenerationSize(), 2*(items+1))
 		}
 		mean := plain.Mean(nil)
 		for b := range items + 1 {

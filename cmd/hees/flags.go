@@ -403,11 +403,11 @@ func (sf *strategyFlags) strategy(cfg es.Config) (es.Strategy, error) {
 // generation of s when no known points come first (known: their number):
 // the run would evaluate nothing (es.Run refuses it too, but only after
 // the run's files are made). The first generation of a NoiseHandler
-// evaluates each point once (EvalsPerPoint), not MaxEvals times.
+// evaluates each point once (GenerationSize), not MaxEvals times.
 func (sf *strategyFlags) checkBudget(s es.Strategy, maxEvals, known int) error {
 	rows := s.PopulationSize()
 	if h, ok := s.(*es.NoiseHandler); ok {
-		rows = rows / sf.noiseEvals * h.EvalsPerPoint()
+		rows = h.GenerationSize()
 	}
 	if maxEvals > 0 && known == 0 && rows > maxEvals {
 		return usagef("-max-evals %d is smaller than the first generation of %s (%d evaluations): nothing would be evaluated; raise -max-evals or lower the population", maxEvals, s.Name(), rows)
