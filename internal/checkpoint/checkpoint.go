@@ -158,23 +158,15 @@ func Create(ctx context.Context, path string, every int, rs *Settings, s es.Stra
 		return nil, err
 	}
 	if rs.Trace != "" {
-		// A file another run writes (its log or its trace) is refused
-		// before it is replaced; the new file is locked while this run
-		// writes it.
-		if err := runlog.CheckTraceFree(rs.TracePath()); err != nil {
+		// Locked before it is emptied: a file another run writes (its
+		// log or its trace) is refused unchanged.
+		f, err := runlog.StartTrace(rs.TracePath(), traceMeta)
+		if err != nil {
 			c.Close()
 			return nil, fmt.Errorf("the trace: %w", err)
 		}
-		header := runlog.TraceHead(traceMeta)
-		if err := atomicfile.WriteFile(rs.TracePath(), header, 0o644); err != nil {
-			c.Close()
-			return nil, fmt.Errorf("writing the trace: %w", err)
-		}
-		c.file.TraceBytes = int64(len(header))
-		if _, err := c.lockedTrace(); err != nil {
-			c.Close()
-			return nil, err
-		}
+		c.traceFile = f
+		c.file.TraceBytes = int64(len(runlog.TraceHead(traceMeta)))
 	}
 	if err := c.write(s, ""); err != nil {
 		c.Close()

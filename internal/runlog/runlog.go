@@ -16,7 +16,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -466,11 +465,23 @@ type TraceFile struct {
 }
 
 // CreateTrace creates (or empties) the trace file at path and writes the
-// comment lines of meta and the header. It must be a regular file, and it
-// is locked while it is open (atomicfile.TryLock), as a log is: a file
-// another run holds, as its log or its trace, is refused before it is
-// emptied.
+// comment lines of meta and the header (StartTrace), for a run that
+// appends its rows as it goes.
 func CreateTrace(path string, meta []Field) (*TraceFile, error) {
+	f, err := StartTrace(path, meta)
+	if err != nil {
+		return nil, err
+	}
+	return &TraceFile{file: f}, nil
+}
+
+// StartTrace creates (or empties) the trace file at path and writes the
+// comment lines of meta and the header. It must be a regular file, and it
+// is locked before it is emptied and while it is open
+// (atomicfile.TryLock), as a log is: a file another run holds, as its log
+// or its trace, is refused unchanged. The caller closes the file to
+// release the lock.
+func StartTrace(path string, meta []Field) (*os.File, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, err
@@ -479,7 +490,7 @@ func CreateTrace(path string, meta []Field) (*TraceFile, error) {
 		f.Close()
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return &TraceFile{file: f}, nil
+	return f, nil
 }
 
 // lockRegular checks that f, the run's what ("log", "trace file"), is a
@@ -518,9 +529,9 @@ func startTrace(f *os.File, meta []Field) error {
 }
 
 // LockTrace opens the existing trace file at path for reading and writing
-// and takes its lock, as CreateTrace does, without changing it: a run with
-// a checkpoint writes its trace through this file and holds it so while it
-// runs. The caller closes the file to release the lock.
+// and takes its lock, as StartTrace does, without changing it: a resumed
+// run with a checkpoint writes its trace through this file and holds it so
+// while it runs. The caller closes the file to release the lock.
 func LockTrace(path string) (*os.File, error) {
 	return openLocked(path, os.O_RDWR)
 }
@@ -544,21 +555,6 @@ func openLocked(path string, flag int) (*os.File, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return f, nil
-}
-
-// CheckTraceFree reports a file at path that another run holds (as its
-// log or its trace) or that is not a regular file; a missing file is
-// free. It takes no lock: a run replaces its trace file and then locks it
-// (LockTrace).
-func CheckTraceFree(path string) error {
-	f, err := openLocked(path, os.O_RDONLY)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	return f.Close()
 }
 
 // TraceHead returns the start of a trace file: the comment lines of meta,
