@@ -90,6 +90,9 @@ type Recommendation struct {
 	F float64
 	// Evals is the number of evaluations behind F.
 	Evals int
+	// Means is the number of means X averages: 1 for the last mean, more
+	// for an average (0 before the first generation).
+	Means int
 }
 
 // Recommender is a strategy that recommends a point other than its best
@@ -588,7 +591,7 @@ func (h *NoiseHandler) Tell(f []float64) error {
 		return err
 	}
 	h.rec.X = append(h.rec.X[:0], h.point(mi)...)
-	h.rec.F, h.rec.Evals = meanF, 2*h.k
+	h.rec.F, h.rec.Evals, h.rec.Means = meanF, 2*h.k, 1
 	if innermost(h.inner) == inner {
 		h.win.add(h.rec.X, meanF, 2*h.k)
 	} else {
@@ -891,6 +894,9 @@ func (h *NoiseHandler) UnmarshalBinary(data []byte) error {
 	v.rec.X = r.floats(nil)
 	v.rec.F = r.float()
 	v.rec.Evals = r.int()
+	if v.rec.Evals > 0 {
+		v.rec.Means = 1
+	}
 	v.hasBest = r.bool()
 	v.bestX = r.floats(nil)
 	v.bestF = r.float()

@@ -187,8 +187,8 @@ func TestNoiseHandlerRows(t *testing.T) {
 		}
 		r := h.Recommend()
 		wantF := medianValue([]float64{f[2*mi], f[2*mi+1], f[2*items], f[2*items+1]})
-		if fmt.Sprint(r.X) != fmt.Sprint(mean) || r.F != wantF || r.Evals != 4 {
-			t.Errorf("%s: recommendation %v %v %d, want %v %v 4", name, r.X, r.F, r.Evals, mean, wantF)
+		if fmt.Sprint(r.X) != fmt.Sprint(mean) || r.F != wantF || r.Evals != 4 || r.Means != 1 {
+			t.Errorf("%s: recommendation %v %v %d %d, want %v %v 4 1", name, r.X, r.F, r.Evals, r.Means, mean, wantF)
 		}
 	}
 }

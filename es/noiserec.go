@@ -137,7 +137,7 @@ func (w *meanWindow) average() (Recommendation, bool) {
 	if level < 0 {
 		return Recommendation{}, false
 	}
-	r := Recommendation{X: make([]float64, len(w.cur[level])), F: median}
+	r := Recommendation{X: make([]float64, len(w.cur[level])), F: median, Means: n}
 	for j := range r.X {
 		r.X[j] = (w.prev[level][j] + w.cur[level][j]) / float64(n)
 	}

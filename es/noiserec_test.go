@@ -86,8 +86,8 @@ func TestMeanWindow(t *testing.T) {
 			t.Errorf("%s: averaged %v, want %v", tc.name, ok, tc.ok)
 			continue
 		}
-		if ok && (r.X[0] != sum/recMinWindow || r.X[1] != 1 || r.F != 10.5 || r.Evals != 2*recMinWindow) {
-			t.Errorf("%s: %+v, want x (%v, 1), F 10.5, %d evaluations", tc.name, r, sum/recMinWindow, 2*recMinWindow)
+		if ok && (r.X[0] != sum/recMinWindow || r.X[1] != 1 || r.F != 10.5 || r.Evals != 2*recMinWindow || r.Means != recMinWindow) {
+			t.Errorf("%s: %+v, want x (%v, 1), F 10.5, %d evaluations, %d means", tc.name, r, sum/recMinWindow, 2*recMinWindow, recMinWindow)
 		}
 	}
 }
@@ -138,8 +138,8 @@ func TestNoiseRecommendAverages(t *testing.T) {
 		}
 		r := h.Recommend()
 		avg, last := add.p.Noiseless(r.X), add.p.Noiseless(h.rec.X)
-		if r.Evals < 2*recMinWindow || !(avg <= last/10) {
-			t.Errorf("seed %d: recommendation %v from %d evaluations, the last mean %v", seed, avg, r.Evals, last)
+		if r.Means < recMinWindow || r.Evals < 2*r.Means || !(avg <= last/10) {
+			t.Errorf("seed %d: recommendation %v from %d means and %d evaluations, the last mean %v", seed, avg, r.Means, r.Evals, last)
 		}
 	}
 	mul := newNoisy(t, "sphere:noise=mul,sigma=0.5", 5)
@@ -147,7 +147,7 @@ func TestNoiseRecommendAverages(t *testing.T) {
 	f := inOrder(mul)
 	for g := range 300 {
 		askTellGeneration(t, h, f, &pop)
-		if r := h.Recommend(); !slices.Equal(r.X, h.rec.X) || r.Evals != h.rec.Evals {
+		if r := h.Recommend(); !slices.Equal(r.X, h.rec.X) || r.Evals != h.rec.Evals || r.Means != 1 {
 			t.Fatalf("generation %d of a converging run: recommended %v from %d evaluations, the mean is %v",
 				g, r.X, r.Evals, h.rec.X)
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -125,11 +126,13 @@ func TestRunNoise(t *testing.T) {
 // noise dominates from the start, so that its handler doubles the
 // population four times (the "doublings" of hees run -json; at generations
 // 15, 26, 38 and 48 of 58): the worker's state crosses them, and hees
-// status reports them.
+// status reports them. The first recommends an average of means, which
+// status says.
 func TestWorkerNoise(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts processes")
 	}
+	averaged := 0
 	for _, tc := range []struct {
 		spec      string
 		args      []string
@@ -161,6 +164,15 @@ func TestWorkerNoise(t *testing.T) {
 		if !strings.Contains(out, "\nrecommended  ") || (tc.doublings != nil) != strings.Contains(out, ", the population doubled 4 times\n") {
 			t.Errorf("%s: status:\n%s", tc.spec, out)
 		}
+		if means := got["recommendation"].(map[string]any)["means"].(float64); means > 1 {
+			averaged++
+			if !strings.Contains(out, fmt.Sprintf(", the average of %v means, estimated from ", means)) {
+				t.Errorf("%s: an average of %v means, status:\n%s", tc.spec, means, out)
+			}
+		}
+	}
+	if averaged == 0 {
+		t.Error("no run recommended an average of means: the status line of one is not checked")
 	}
 }
 

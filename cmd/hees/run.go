@@ -145,6 +145,20 @@ type recReport struct {
 	Params json.RawMessage `json:"params,omitempty"`
 	F      jsonFloat       `json:"f"`
 	Evals  int             `json:"evals"`
+	Means  int             `json:"means"` // averaged into x: 1 for the last mean
+}
+
+// newRecReport is the report of the recommendation r.
+func newRecReport(r es.Recommendation) *recReport {
+	return &recReport{X: jsonFloats(r.X), F: jsonFloat(r.F), Evals: r.Evals, Means: r.Means}
+}
+
+// recText is the summary's line of the recommendation r.
+func recText(r *recReport) string {
+	if r.Means > 1 {
+		return fmt.Sprintf("%s, the average of %d means, estimated from %d evaluations", formatValue(float64(r.F)), r.Means, r.Evals)
+	}
+	return fmt.Sprintf("%s, estimated from %d evaluations", formatValue(float64(r.F)), r.Evals)
 }
 
 // jsonFloat is a float64 written as a JSON number by encoding/json (which
@@ -584,7 +598,7 @@ func newRunReport(rs *checkpoint.Settings, problem objectives.Problem, s es.Stra
 		rep.XBest, rep.Params = values, params
 	}
 	if r := res.Recommendation; r.X != nil {
-		rep.Recommendation = &recReport{X: jsonFloats(r.X), F: jsonFloat(r.F), Evals: r.Evals}
+		rep.Recommendation = newRecReport(r)
 		if values, params := bestParams(rs, r.X); values != nil {
 			rep.Recommendation.X, rep.Recommendation.Params = values, params
 		}
@@ -629,7 +643,7 @@ func printSummary(w io.Writer, rs *checkpoint.Settings, rep *runReport, res es.R
 	if r := res.Recommendation; r.X != nil {
 		// With noise the best value is the luckiest draw: the
 		// recommendation is the point to use.
-		fmt.Fprintf(w, "recommended  %s, estimated from %d evaluations\n", formatValue(r.F), r.Evals)
+		fmt.Fprintf(w, "recommended  %s\n", recText(newRecReport(r)))
 		fmt.Fprintf(w, "at x         %s\n", formatBestValues(rs, r.X))
 	}
 	stop := string(rep.StopReason)

@@ -608,7 +608,7 @@ func newStatusReport(v *session.View, now time.Time) statusReport {
 		rep.XBest, rep.Params, rep.names = sp.Values(x), sp.AppendJSON(nil, x), sp.Names()
 	}
 	if r, ok := v.Recommendation(); ok {
-		rep.Recommendation = &recReport{X: jsonFloats(r.X), F: jsonFloat(r.F), Evals: r.Evals}
+		rep.Recommendation = newRecReport(r)
 		if sp != nil {
 			rep.Recommendation.X, rep.Recommendation.Params = sp.Values(r.X), sp.AppendJSON(nil, r.X)
 		}
@@ -735,7 +735,7 @@ func printStatus(name string, rep statusReport, asJSON bool, stdout, stderr io.W
 	if r := rep.Recommendation; r != nil {
 		// With noise the best value is the luckiest draw: the
 		// recommendation is the point to use.
-		fmt.Fprintf(stdout, "recommended  %s, estimated from %d evaluations\n", formatValue(float64(r.F)), r.Evals)
+		fmt.Fprintf(stdout, "recommended  %s\n", recText(r))
 		fmt.Fprintf(stdout, "at x         %s\n", formatStatusBest(statusReport{XBest: r.X, names: rep.names}))
 	}
 	fmt.Fprintf(stdout, "sigma        %s\n", formatValue(float64(rep.Sigma)))

@@ -308,7 +308,7 @@ func (ss *Session) header(snap []byte) Header {
 	h.BestX, h.BestF = slices.Clone(x), formatValue(fb)
 	if r, ok := ss.s.(es.Recommender); ok {
 		if rec := r.Recommend(); rec.X != nil {
-			h.RecX, h.RecF, h.RecEvals = rec.X, formatValue(rec.F), rec.Evals
+			h.RecX, h.RecF, h.RecEvals, h.RecMeans = rec.X, formatValue(rec.F), rec.Evals, rec.Means
 		}
 	}
 	if nh, ok := ss.s.(*es.NoiseHandler); ok {

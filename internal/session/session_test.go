@@ -281,8 +281,9 @@ func TestHeaderDoublings(t *testing.T) {
 }
 
 // TestHeaderRecommendation checks the recommendation a header may hold:
-// one of the run's dimension with a value is taken, and one of another
-// length, with a bad value or a negative count is refused.
+// one of the run's dimension with a value is taken, an average of means
+// too, and one of another length, with a bad value, a negative count or
+// more means than evaluations is refused.
 func TestHeaderRecommendation(t *testing.T) {
 	ss := newSession(t, 1, "")
 	snap, h, err := ss.Snapshot()
@@ -293,21 +294,25 @@ func TestHeaderRecommendation(t *testing.T) {
 		t.Fatalf("the session's own header: %v", err)
 	}
 	for _, c := range []struct {
-		x     []float64
-		f     string
-		evals int
-		ok    bool
+		x            []float64
+		f            string
+		evals, means int
+		ok           bool
 	}{
-		{[]float64{1, 2, 3}, "0.5", 2, true},
-		{[]float64{1, 2}, "0.5", 2, false},
-		{[]float64{1, 2, 3}, "many", 2, false},
-		{[]float64{1, 2, 3}, "0.5", -1, false},
-		{nil, "", 3, false},
+		{[]float64{1, 2, 3}, "0.5", 2, 1, true},
+		{[]float64{1, 2, 3}, "0.5", 150, 75, true},
+		{[]float64{1, 2}, "0.5", 2, 1, false},
+		{[]float64{1, 2, 3}, "many", 2, 1, false},
+		{[]float64{1, 2, 3}, "0.5", -1, 0, false},
+		{[]float64{1, 2, 3}, "0.5", 2, 3, false},
+		{[]float64{1, 2, 3}, "0.5", 2, -1, false},
+		{nil, "", 3, 0, false},
+		{nil, "", 0, 1, false},
 	} {
 		g := h
-		g.RecX, g.RecF, g.RecEvals = c.x, c.f, c.evals
+		g.RecX, g.RecF, g.RecEvals, g.RecMeans = c.x, c.f, c.evals, c.means
 		if err := g.check(); (err == nil) != c.ok {
-			t.Errorf("recommendation %v, %q, %d: %v", c.x, c.f, c.evals, err)
+			t.Errorf("recommendation %v, %q, %d evaluations, %d means: %v", c.x, c.f, c.evals, c.means, err)
 		}
 	}
 }

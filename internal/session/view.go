@@ -48,12 +48,14 @@ type Header struct {
 	Sigma      float64   `json:"sigma"` // in the objective's units (es.StepSize)
 	BestX      []float64 `json:"best_x"`
 	BestF      string    `json:"best_f"` // strconv 'g', -1, so +Inf too
-	// RecX, RecF and RecEvals are the recommendation of a run with noise
-	// handling (es.Recommender): the point, its estimated value (as
-	// BestF) and the evaluations behind it; absent without one.
+	// RecX, RecF, RecEvals and RecMeans are the recommendation of a run
+	// with noise handling (es.Recommender): the point, its estimated value
+	// (as BestF), the evaluations behind it and the means it averages;
+	// absent without one.
 	RecX     []float64 `json:"rec_x,omitempty"`
 	RecF     string    `json:"rec_f,omitempty"`
 	RecEvals int       `json:"rec_evals,omitempty"`
+	RecMeans int       `json:"rec_means,omitempty"`
 	// Doublings is the number of times the noise handling doubled the
 	// population (es.NoiseHandler.Doublings); absent while 0.
 	Doublings int `json:"doublings,omitempty"`
@@ -100,9 +102,10 @@ func (h *Header) check() error {
 	if h.Doublings < 0 || h.Doublings > es.NoiseMaxDoublings || h.Doublings > 0 && h.RecX == nil {
 		return fmt.Errorf("%d doublings of the population (at most %d, with noise handling only)", h.Doublings, es.NoiseMaxDoublings)
 	}
-	if h.RecX != nil || h.RecF != "" || h.RecEvals != 0 {
-		if _, err := parseValue(h.RecF); err != nil || len(h.RecX) != h.Dim || h.RecEvals < 0 {
-			return fmt.Errorf("recommendation of %d coordinates in %d dimensions, value %q, %d evaluations", len(h.RecX), h.Dim, h.RecF, h.RecEvals)
+	if h.RecX != nil || h.RecF != "" || h.RecEvals != 0 || h.RecMeans != 0 {
+		if _, err := parseValue(h.RecF); err != nil || len(h.RecX) != h.Dim || h.RecEvals < 0 || h.RecMeans < 0 || h.RecMeans > h.RecEvals {
+			return fmt.Errorf("recommendation of %d coordinates in %d dimensions, value %q, %d evaluations, %d means",
+				len(h.RecX), h.Dim, h.RecF, h.RecEvals, h.RecMeans)
 		}
 	}
 	for i := 0; i < len(h.X); i += 8 {
@@ -350,7 +353,7 @@ func (v *View) Recommendation() (es.Recommendation, bool) {
 		return es.Recommendation{}, false
 	}
 	f, _ := parseValue(v.RecF)
-	return es.Recommendation{X: slices.Clone(v.RecX), F: f, Evals: v.RecEvals}, true
+	return es.Recommendation{X: slices.Clone(v.RecX), F: f, Evals: v.RecEvals, Means: v.RecMeans}, true
 }
 
 // current reports the row of id when it names a candidate of the current
