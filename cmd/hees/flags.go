@@ -417,7 +417,7 @@ func (sf *strategyFlags) checkBudget(s es.Strategy, maxEvals, known int) error {
 
 // registerNoise defines -noise and -noise-evals on fs.
 func (sf *strategyFlags) registerNoise(fs *flag.FlagSet) {
-	fs.BoolVar(&sf.noise, "noise", false, "uncertainty handling for a noisy objective ("+strategiesWith(func(i es.Info) bool { return i.Noise }, "and")+"): measure the noise, raise sigma (up to -sigma0) or the evaluations per point while it dominates, report the recommended point (the mean) apart from the best value")
+	fs.BoolVar(&sf.noise, "noise", false, "uncertainty handling for a noisy objective ("+strategiesWith(func(i es.Info) bool { return i.Noise }, "and")+"): measure the noise; while it dominates raise sigma (up to -sigma0), then double the population (up to 8 times without -restarts) or the evaluations per point; report the recommended point (the mean, or an average of recent means) apart from the best value")
 	fs.IntVar(&sf.noiseEvals, "noise-evals", es.DefaultNoiseEvals, "with -noise, evaluate each point up to `N` times while noise dominates and sigma is above -sigma0 (the strategy is told the median; 1: raise sigma only)")
 }
 
