@@ -35,15 +35,17 @@ const (
 )
 
 // meanWindow holds the means of the current run a recommendation may
-// average: their estimates, and the sums of the means by blocks of
-// recMinWindow << i generations aligned on the run's first.
+// average: their estimates, and the sums of the means and of the
+// evaluations behind their estimates by blocks of recMinWindow << i
+// generations aligned on the run's first.
 type meanWindow struct {
-	gens  int     // means recorded since the run started
-	f     history // their estimates f(m), the newest recRing
-	evals history // the evaluations behind each estimate
+	gens int     // means recorded since the run started
+	f    history // their estimates f(m), the newest recRing
 	// cur[i] is the sum of the means of the current, incomplete block of
-	// level i, prev[i] of the block before it.
-	cur, prev [recLevels][]float64
+	// level i, prev[i] of the block before it; curEvals and prevEvals
+	// the evaluations behind their estimates.
+	cur, prev           [recLevels][]float64
+	curEvals, prevEvals [recLevels]int
 	// sorted holds the estimates of f in the order of compareEstimates,
 	// so that a window's ranks are a pass over it (derived from f).
 	sorted []estimate
@@ -66,8 +68,7 @@ func compareEstimates(a, b estimate) int {
 
 // newMeanWindow returns an empty window for means of dimension d.
 func newMeanWindow(d int) meanWindow {
-	w := meanWindow{f: history{buf: make([]float64, recRing)}, evals: history{buf: make([]float64, recRing)},
-		sorted: make([]estimate, 0, recRing+1)}
+	w := meanWindow{f: history{buf: make([]float64, recRing)}, sorted: make([]estimate, 0, recRing+1)}
 	for i := range recLevels {
 		w.cur[i], w.prev[i] = make([]float64, d), make([]float64, d)
 	}
@@ -76,7 +77,8 @@ func newMeanWindow(d int) meanWindow {
 
 // reset empties the window for a new run.
 func (w *meanWindow) reset() {
-	w.gens, w.f.count, w.evals.count, w.sorted = 0, 0, 0, w.sorted[:0]
+	w.gens, w.f.count, w.sorted = 0, 0, w.sorted[:0]
+	w.curEvals, w.prevEvals = [recLevels]int{}, [recLevels]int{}
 	for i := range recLevels {
 		clear(w.cur[i])
 		clear(w.prev[i])
@@ -92,14 +94,15 @@ func (w *meanWindow) add(m []float64, f float64, n int) {
 	w.insert(estimate{f, w.gens})
 	w.gens++
 	w.f.push(f)
-	w.evals.push(float64(n))
 	for i := range recLevels {
 		for j, v := range m {
 			w.cur[i][j] += v
 		}
+		w.curEvals[i] += n
 		if w.gens%(recMinWindow<<i) == 0 {
 			w.cur[i], w.prev[i] = w.prev[i], w.cur[i]
 			clear(w.cur[i])
+			w.prevEvals[i], w.curEvals[i] = w.curEvals[i], 0
 		}
 	}
 }
@@ -137,12 +140,10 @@ func (w *meanWindow) average() (Recommendation, bool) {
 	if level < 0 {
 		return Recommendation{}, false
 	}
-	r := Recommendation{X: make([]float64, len(w.cur[level])), F: median, Means: n}
+	r := Recommendation{X: make([]float64, len(w.cur[level])), F: median, Means: n,
+		Evals: w.prevEvals[level] + w.curEvals[level]}
 	for j := range r.X {
 		r.X[j] = (w.prev[level][j] + w.cur[level][j]) / float64(n)
-	}
-	for k := range n {
-		r.Evals += int(w.evals.at(k))
 	}
 	return r, true
 }
@@ -207,10 +208,11 @@ func mannWhitneyZ(rankSum float64, n1, n2 int) float64 {
 func (w *meanWindow) write(sw *stateWriter) {
 	sw.int(w.gens)
 	w.f.write(sw)
-	w.evals.write(sw)
 	for i := range recLevels {
 		sw.floats(w.cur[i])
 		sw.floats(w.prev[i])
+		sw.int(w.curEvals[i])
+		sw.int(w.prevEvals[i])
 	}
 }
 
@@ -219,10 +221,11 @@ func (w *meanWindow) read(r *stateReader, d int) {
 	*w = newMeanWindow(d)
 	w.gens = r.int()
 	w.f.read(r)
-	w.evals.read(r)
 	for i := range recLevels {
 		w.cur[i] = r.floats(nil)
 		w.prev[i] = r.floats(nil)
+		w.curEvals[i] = r.int()
+		w.prevEvals[i] = r.int()
 	}
 	if w.gens >= 0 && w.f.count == w.gens {
 		for k := range w.f.size() {
@@ -235,11 +238,17 @@ func (w *meanWindow) read(r *stateReader, d int) {
 // check reports what is wrong with a restored window of dimension d, ""
 // if nothing.
 func (w *meanWindow) check(d int) string {
-	if w.gens < 0 || w.f.count != w.gens || w.evals.count != w.gens {
+	if w.gens < 0 || w.f.count != w.gens {
 		return "window of the recommendation: counts"
 	}
-	for k := range w.evals.size() {
-		if n := w.evals.at(k); !(n >= 1 && n <= 2*MaxNoiseEvals && n == math.Trunc(n)) {
+	for i := range recLevels {
+		// A block of n generations has between n and 2 MaxNoiseEvals n
+		// evaluations behind its estimates.
+		size := recMinWindow << i
+		cur := w.gens % size
+		prev := min(size, w.gens-cur)
+		if w.curEvals[i] < cur || w.curEvals[i] > 2*MaxNoiseEvals*cur ||
+			w.prevEvals[i] < prev || w.prevEvals[i] > 2*MaxNoiseEvals*prev {
 			return "window of the recommendation: evaluations"
 		}
 	}

@@ -193,25 +193,27 @@ func TestNoiseRecommendRuns(t *testing.T) {
 }
 
 // TestNoiseRecommendCorrupt checks that a state whose window cannot be is
-// refused: counts that disagree, an evaluation count of 0 or 2.5, sums
-// that are not finite or of another length.
+// refused: counts that disagree, evaluations too few or too many for
+// their block (or for a block not yet complete), sums that are not finite
+// or of another length.
 func TestNoiseRecommendCorrupt(t *testing.T) {
 	h := newHandled(t, HEES2, Config{Dim: 3, Seed: 1}, false, NoiseConfig{})
 	noiseTrajectory(t, h, newNoisy(t, "sphere:noise=add,sigma=1", 3), 70, -1, false, false)
 	for name, forge := range map[string]func(w *meanWindow){
 		"counts":     func(w *meanWindow) { w.gens++ },
 		"ring":       func(w *meanWindow) { w.f.count-- },
-		"zero evals": func(w *meanWindow) { w.evals.buf[3] = 0 },
-		"half evals": func(w *meanWindow) { w.evals.buf[3] = 2.5 },
+		"few evals":  func(w *meanWindow) { w.prevEvals[0] = recMinWindow - 1 },
+		"many evals": func(w *meanWindow) { w.curEvals[0] = 2*MaxNoiseEvals*(w.gens%recMinWindow) + 1 },
+		"no block":   func(w *meanWindow) { w.prevEvals[3] = 1 },
 		"NaN sum":    func(w *meanWindow) { w.prev[0][1] = math.NaN() },
 		"Inf sum":    func(w *meanWindow) { w.cur[4][0] = math.Inf(-1) },
 		"length":     func(w *meanWindow) { w.cur[2] = w.cur[2][:2] },
 	} {
 		bad := *h
 		bad.win = newMeanWindow(3)
-		bad.win.gens, bad.win.f.count, bad.win.evals.count = h.win.gens, h.win.f.count, h.win.evals.count
+		bad.win.gens, bad.win.f.count = h.win.gens, h.win.f.count
+		bad.win.curEvals, bad.win.prevEvals = h.win.curEvals, h.win.prevEvals
 		copy(bad.win.f.buf, h.win.f.buf)
-		copy(bad.win.evals.buf, h.win.evals.buf)
 		for i := range recLevels {
 			copy(bad.win.cur[i], h.win.cur[i])
 			copy(bad.win.prev[i], h.win.prev[i])
