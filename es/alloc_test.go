@@ -33,31 +33,8 @@ func TestZeroAllocsPerGeneration(t *testing.T) {
 		{"hees/d=10 bounds stds", Config{Dim: 10, Seed: 1, Bounds: &Bounds{Lower: make([]float64, 10)}, Stds: []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}}, "hees"},
 		{"cma11/d=10 bounds", Config{Dim: 10, Seed: 1, Bounds: &Bounds{Lower: make([]float64, 10)}}, "cma11"},
 	} {
-		c.cfg.TolFun = -1
-		c.cfg.Sigma0 = 1e-3 // stay far from every stop criterion
-		c.cfg.X0 = make([]float64, c.cfg.Dim)
-		for i := range c.cfg.X0 {
-			c.cfg.X0[i] = 1e3
-		}
-		s := stNew(t, c.strategy, c.cfg)
-		var pop linalg.Dense
-		vals := make([]float64, s.PopulationSize())
-		generation := func() {
-			if err := s.Ask(&pop); err != nil {
-				t.Fatal(err)
-			}
-			r, _ := pop.Dims()
-			for i := 0; i < r; i++ {
-				vals[i] = stSphere(pop.RawRow(i))
-			}
-			if err := s.Tell(vals[:r]); err != nil {
-				t.Fatal(err)
-			}
-		}
-		for g := 0; g < 20; g++ {
-			generation()
-		}
-		if allocs := testing.AllocsPerRun(200, generation); allocs != 0 {
+		s := stNew(t, c.strategy, farFromStops(c.cfg))
+		if allocs := allocsPerGeneration(t, s, 20); allocs != 0 {
 			t.Errorf("%s: %v allocations per generation, want 0", c.name, allocs)
 		}
 		if s.Stop() != "" {
@@ -71,33 +48,50 @@ func TestZeroAllocsPerGeneration(t *testing.T) {
 // window of the recommendation full (more generations than it keeps).
 func TestZeroAllocsNoiseHandler(t *testing.T) {
 	for _, name := range []string{HEES2, CMAES} {
-		cfg := Config{Dim: 10, Seed: 1, TolFun: -1, Sigma0: 1e-3, X0: make([]float64, 10)}
-		for i := range cfg.X0 {
-			cfg.X0[i] = 1e3
-		}
-		h := newHandled(t, name, cfg, false, NoiseConfig{})
-		var pop linalg.Dense
-		vals := make([]float64, h.PopulationSize())
-		generation := func() {
-			if err := h.Ask(&pop); err != nil {
-				t.Fatal(err)
-			}
-			r, _ := pop.Dims()
-			for i := 0; i < r; i++ {
-				vals[i] = stSphere(pop.RawRow(i))
-			}
-			if err := h.Tell(vals[:r]); err != nil {
-				t.Fatal(err)
-			}
-		}
-		for range recRing + 10 {
-			generation()
-		}
-		if allocs := testing.AllocsPerRun(200, generation); allocs != 0 {
+		h := newHandled(t, name, farFromStops(Config{Dim: 10, Seed: 1}), false, NoiseConfig{})
+		if allocs := allocsPerGeneration(t, h, recRing+10); allocs != 0 {
 			t.Errorf("%s: %v allocations per generation, want 0", name, allocs)
 		}
 		if h.Stop() != "" || h.win.gens <= recRing {
 			t.Errorf("%s: stopped (%s) after %d generations of the window", name, h.Stop(), h.win.gens)
 		}
 	}
+}
+
+// farFromStops returns cfg started far from the optimum of stSphere with a
+// small sigma0 and without tolfun, so that no stop criterion fires while
+// allocations are counted.
+func farFromStops(cfg Config) Config {
+	cfg.TolFun = -1
+	cfg.Sigma0 = 1e-3
+	cfg.X0 = make([]float64, cfg.Dim)
+	for i := range cfg.X0 {
+		cfg.X0[i] = 1e3
+	}
+	return cfg
+}
+
+// allocsPerGeneration runs warmup generations of s on stSphere, reusing
+// the population matrix and the value slice, and returns the allocations
+// of a generation after them (testing.AllocsPerRun over 200).
+func allocsPerGeneration(t *testing.T, s Strategy, warmup int) float64 {
+	t.Helper()
+	var pop linalg.Dense
+	vals := make([]float64, s.PopulationSize())
+	generation := func() {
+		if err := s.Ask(&pop); err != nil {
+			t.Fatal(err)
+		}
+		r, _ := pop.Dims()
+		for i := 0; i < r; i++ {
+			vals[i] = stSphere(pop.RawRow(i))
+		}
+		if err := s.Tell(vals[:r]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range warmup {
+		generation()
+	}
+	return testing.AllocsPerRun(200, generation)
 }

@@ -445,6 +445,9 @@ func (h *NoiseHandler) Recommend() Recommendation {
 	}
 	r := h.rec
 	r.X = slices.Clone(r.X)
+	if r.Evals > 0 {
+		r.Means = 1
+	}
 	return r
 }
 
@@ -591,7 +594,7 @@ func (h *NoiseHandler) Tell(f []float64) error {
 		return err
 	}
 	h.rec.X = append(h.rec.X[:0], h.point(mi)...)
-	h.rec.F, h.rec.Evals, h.rec.Means = meanF, 2*h.k, 1
+	h.rec.F, h.rec.Evals = meanF, 2*h.k
 	if innermost(h.inner) == inner {
 		h.win.add(h.rec.X, meanF, 2*h.k)
 	} else {
@@ -894,9 +897,6 @@ func (h *NoiseHandler) UnmarshalBinary(data []byte) error {
 	v.rec.X = r.floats(nil)
 	v.rec.F = r.float()
 	v.rec.Evals = r.int()
-	if v.rec.Evals > 0 {
-		v.rec.Means = 1
-	}
 	v.hasBest = r.bool()
 	v.bestX = r.floats(nil)
 	v.bestF = r.float()
@@ -904,9 +904,10 @@ func (h *NoiseHandler) UnmarshalBinary(data []byte) error {
 		v.grown = r.int()
 		v.pastGens = r.int()
 	}
-	v.win = newMeanWindow(len(v.rec.X))
 	if r.version >= noiseStateWindow {
-		v.win.read(r, len(v.rec.X))
+		v.win.read(r)
+	} else {
+		v.win = newMeanWindow(len(v.rec.X))
 	}
 	inner := []byte(r.string())
 	if err := r.done(); err != nil {
@@ -925,6 +926,7 @@ func (h *NoiseHandler) UnmarshalBinary(data []byte) error {
 	corrupt := func(format string, args ...any) error {
 		return errorOf(ErrCorruptState, "es: saved noise state corrupt: "+format, args...)
 	}
+	badWindow := v.win.check(v.dim)
 	switch {
 	case !noiseCapable(innermost(s)):
 		return corrupt("inner strategy %s has no noise handling", s.Name())
@@ -942,8 +944,8 @@ func (h *NoiseHandler) UnmarshalBinary(data []byte) error {
 		return corrupt("%d evaluations, the strategy has %d", v.evals, s.Evals())
 	case len(v.rec.X) != v.dim || v.rec.Evals < 0:
 		return corrupt("recommendation of length %d from %d evaluations", len(v.rec.X), v.rec.Evals)
-	case v.win.check(v.dim) != "":
-		return corrupt("%s", v.win.check(v.dim))
+	case badWindow != "":
+		return corrupt("%s", badWindow)
 	case v.hasBest && (len(v.bestX) != v.dim || worstValue(v.bestF)):
 		return corrupt("best point of length %d with the value %v", len(v.bestX), v.bestF)
 	case !v.hasBest && (len(v.bestX) != 0 || v.bestF != math.Inf(1)):

@@ -68,11 +68,16 @@ func compareEstimates(a, b estimate) int {
 
 // newMeanWindow returns an empty window for means of dimension d.
 func newMeanWindow(d int) meanWindow {
-	w := meanWindow{f: history{buf: make([]float64, recRing)}, sorted: make([]estimate, 0, recRing+1)}
+	w := emptyWindow()
 	for i := range recLevels {
 		w.cur[i], w.prev[i] = make([]float64, d), make([]float64, d)
 	}
 	return w
+}
+
+// emptyWindow returns a window without estimates and without its sums.
+func emptyWindow() meanWindow {
+	return meanWindow{f: history{buf: make([]float64, recRing)}, sorted: make([]estimate, 0, recRing+1)}
 }
 
 // reset empties the window for a new run.
@@ -216,9 +221,9 @@ func (w *meanWindow) write(sw *stateWriter) {
 	}
 }
 
-// read restores what write saved, for means of dimension d.
-func (w *meanWindow) read(r *stateReader, d int) {
-	*w = newMeanWindow(d)
+// read restores what write saved (check tells whether it can be).
+func (w *meanWindow) read(r *stateReader) {
+	*w = emptyWindow()
 	w.gens = r.int()
 	w.f.read(r)
 	for i := range recLevels {

@@ -115,7 +115,7 @@ func TestMeanWindowSorted(t *testing.T) {
 		t.Fatal(err)
 	}
 	var back meanWindow
-	back.read(r, 2)
+	back.read(r)
 	if err := r.done(); err != nil || back.check(2) != "" || !slices.Equal(back.sorted, want) {
 		t.Errorf("restored: %v, %q, %d sorted estimates", err, back.check(2), len(back.sorted))
 	}
@@ -199,6 +199,10 @@ func TestNoiseRecommendRuns(t *testing.T) {
 func TestNoiseRecommendCorrupt(t *testing.T) {
 	h := newHandled(t, HEES2, Config{Dim: 3, Seed: 1}, false, NoiseConfig{})
 	noiseTrajectory(t, h, newNoisy(t, "sphere:noise=add,sigma=1", 3), 70, -1, false, false)
+	data, err := h.MarshalBinary()
+	if err != nil || !strings.HasPrefix(string(data), stateHeaderVersion(noiseStateName, noiseStateWindow)) {
+		t.Fatalf("the state after 70 generations: %.20q (%v), want version %d", data, err, noiseStateWindow)
+	}
 	for name, forge := range map[string]func(w *meanWindow){
 		"counts":     func(w *meanWindow) { w.gens++ },
 		"ring":       func(w *meanWindow) { w.f.count-- },
@@ -209,30 +213,19 @@ func TestNoiseRecommendCorrupt(t *testing.T) {
 		"Inf sum":    func(w *meanWindow) { w.cur[4][0] = math.Inf(-1) },
 		"length":     func(w *meanWindow) { w.cur[2] = w.cur[2][:2] },
 	} {
-		bad := *h
-		bad.win = newMeanWindow(3)
-		bad.win.gens, bad.win.f.count = h.win.gens, h.win.f.count
-		bad.win.curEvals, bad.win.prevEvals = h.win.curEvals, h.win.prevEvals
-		copy(bad.win.f.buf, h.win.f.buf)
-		for i := range recLevels {
-			copy(bad.win.cur[i], h.win.cur[i])
-			copy(bad.win.prev[i], h.win.prev[i])
+		s, err := Load(data) // a copy of h to forge
+		if err != nil {
+			t.Fatalf("the state itself: %v", err)
 		}
+		bad := s.(*NoiseHandler)
 		forge(&bad.win)
-		data, err := bad.MarshalBinary()
+		forged, err := bad.MarshalBinary()
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := Load(data); !errors.Is(err, ErrCorruptState) || !strings.Contains(err.Error(), "window of the recommendation") {
+		if _, err := Load(forged); !errors.Is(err, ErrCorruptState) || !strings.Contains(err.Error(), "window of the recommendation") {
 			t.Errorf("%s: Load gave %v", name, err)
 		}
-	}
-	data, err := h.MarshalBinary()
-	if err != nil || !strings.HasPrefix(string(data), stateHeaderVersion(noiseStateName, noiseStateWindow)) {
-		t.Fatalf("the state after 70 generations: %.20q (%v), want version %d", data, err, noiseStateWindow)
-	}
-	if _, err := Load(data); err != nil {
-		t.Errorf("the state itself: %v", err)
 	}
 }
 

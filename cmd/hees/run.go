@@ -640,11 +640,11 @@ func printSummary(w io.Writer, rs *checkpoint.Settings, rep *runReport, res es.R
 	fmt.Fprintf(w, "evaluations  %s\n", evals)
 	fmt.Fprintf(w, "best value   %s\n", formatValue(res.F))
 	fmt.Fprintf(w, "best x       %s\n", formatBestValues(rs, res.X))
-	if r := res.Recommendation; r.X != nil {
+	if r := rep.Recommendation; r != nil {
 		// With noise the best value is the luckiest draw: the
 		// recommendation is the point to use.
-		fmt.Fprintf(w, "recommended  %s\n", recText(newRecReport(r)))
-		fmt.Fprintf(w, "at x         %s\n", formatBestValues(rs, r.X))
+		fmt.Fprintf(w, "recommended  %s\n", recText(r))
+		fmt.Fprintf(w, "at x         %s\n", formatBestValues(rs, res.Recommendation.X))
 	}
 	stop := string(rep.StopReason)
 	if stop == "" {
