@@ -91,12 +91,18 @@ func TestRunTraceFIFO(t *testing.T) {
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 		t.Skip(err)
 	}
-	code, stdout, stderr := runCLI("run", "-f", "sphere", "-d", "2", "-trace", fifo)
-	if code != exitUsage || stdout != "" || !strings.Contains(stderr, "is a named pipe: give the name of a regular file") {
-		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	ck := filepath.Join(t.TempDir(), "run.hees")
+	for _, extra := range [][]string{nil, {"-checkpoint", ck}} {
+		code, stdout, stderr := runCLI(append([]string{"run", "-f", "sphere", "-d", "2", "-trace", fifo}, extra...)...)
+		if code != exitUsage || stdout != "" || !strings.Contains(stderr, "is a named pipe: give the name of a regular file") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", extra, code, stdout, stderr)
+		}
+		if info, err := os.Lstat(fifo); err != nil || info.Mode()&os.ModeNamedPipe == 0 {
+			t.Errorf("%v: the named pipe was replaced: %v, %v", extra, info.Mode(), err)
+		}
 	}
-	if info, err := os.Lstat(fifo); err != nil || info.Mode()&os.ModeNamedPipe == 0 {
-		t.Errorf("the named pipe was replaced: %v, %v", info.Mode(), err)
+	if _, err := os.Stat(ck); err == nil {
+		t.Error("a refused run left its checkpoint")
 	}
 }
 

@@ -8,7 +8,9 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/hees-dev/hees/es"
 	"github.com/hees-dev/hees/internal/runlog"
@@ -103,6 +105,42 @@ func TestCheckpointInject(t *testing.T) {
 		`","stop":"","elapsed":0,"trace_bytes":0,"inject":[[1,2,3]]}`)
 	if _, err := Parse(payload); err == nil || !strings.Contains(err.Error(), "the known points: es: Run.Inject: point 0: length 3, want Dim = 2") {
 		t.Errorf("a known point of 3 coordinates in 2 dimensions: %v", err)
+	}
+}
+
+// TestCheckpointTraceFIFO gives a named pipe as the trace of a run with a
+// checkpoint: refused with the kind of file named, without a wait for a
+// reader, the pipe left as it is and no checkpoint made.
+func TestCheckpointTraceFIFO(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "trace.csv")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip(err)
+	}
+	s, err := es.New("hees", es.Config{Dim: 3, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := Settings{Algo: "hees", Restarts: "none", Seed: 1, Problem: "sphere", Dim: 3, Workers: 1, Trace: fifo, TraceEvery: 1}
+	path := filepath.Join(dir, "a.hees")
+	done := make(chan error)
+	go func() {
+		_, err := Create(context.Background(), path, 1, &rs, s, nil, nil)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "named pipe") {
+			t.Errorf("a named pipe as the trace: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("blocked on a named pipe")
+	}
+	if info, err := os.Lstat(fifo); err != nil || info.Mode()&os.ModeNamedPipe == 0 {
+		t.Errorf("the named pipe was replaced: %v", err)
+	}
+	if _, err := os.Stat(path); err == nil {
+		t.Error("a refused run left its checkpoint")
 	}
 }
 
