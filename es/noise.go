@@ -434,7 +434,7 @@ func (h *NoiseHandler) NoiseMeasure() float64 {
 // generations or more; es/noiserec.go), else the last mean evaluated with
 // the median of its evaluations; before the first generation, the mean
 // with F NaN and Evals 0. It passes over up to 2,048 estimates for each
-// of five windows (about 50 µs): call it when the recommendation is
+// of five windows (50-80 µs): call it when the recommendation is
 // needed rather than after every Tell.
 func (h *NoiseHandler) Recommend() Recommendation {
 	if h.unset() {
