@@ -122,8 +122,8 @@ type Config struct {
 	EtaA float64
 	// CS is the cumulation constant c_s of the full HE-ES's step-size
 	// adaptation, in (0, 1]. 0 means (mu_eff^mirr + 2)/(d + mu_eff^mirr + 3)
-	// (docs/ALGORITHMS.md Section 4, reference code). Only for hees,
-	// hees2, lqhees and lmhees.
+	// (docs/ALGORITHMS.md Section 4, reference code), for lmhees at least
+	// 1/20 (Section 21.1 item 6). Only for hees, hees2, lqhees and lmhees.
 	CS float64
 	// DS is the damping d_s of the full HE-ES's step-size adaptation,
 	// positive. 0 means 1 + c_s + 2 max(0, sqrt((mu_eff - 1)/(d + 1)) - 1)

@@ -44,15 +44,22 @@ func defaultPairs(d int) int {
 	return int(math.Floor(2 + float64(1.5*xmath.Log(float64(d)))))
 }
 
+// heesCS is the default c_s of Algorithm 1's step-size adaptation with
+// pairs mirrored pairs in d dimensions, (mu_eff^mirr + 2) / (d +
+// mu_eff^mirr + 3).
+func heesCS(d, pairs int) float64 {
+	_, _, muEffMirr := heesWeights(pairs)
+	return (muEffMirr + 2) / (float64(d) + muEffMirr + 3)
+}
+
 // resolveCSA fills in CS and DS, the constants of Algorithm 1's
 // cumulative step-size adaptation, which follow from the weights of the
 // resolved Pairs (docs/ALGORITHMS.md Section 4, reference code), and
 // checks them.
 func resolveCSA(cfg *Config) error {
-	_, muEff, muEffMirr := heesWeights(cfg.Pairs)
+	_, muEff, _ := heesWeights(cfg.Pairs)
 	if cfg.CS == 0 {
-		// c_s = (mu_eff^mirr + 2) / (d + mu_eff^mirr + 3).
-		cfg.CS = (muEffMirr + 2) / (float64(cfg.Dim) + muEffMirr + 3)
+		cfg.CS = heesCS(cfg.Dim, cfg.Pairs)
 	}
 	if !(cfg.CS > 0 && cfg.CS <= 1) {
 		return fmt.Errorf("es: Config.CS = %v: must be in (0, 1]", cfg.CS)

@@ -35,6 +35,9 @@ var lmheesRow = strategyRow{
 		if err := resolveComputeG(cfg, 3, 1); err != nil {
 			return err
 		}
+		if cfg.CS == 0 {
+			cfg.CS = max(heesCS(cfg.Dim, cfg.Pairs), lmheesMinCS)
+		}
 		return resolveCSA(cfg)
 	},
 	memory: func(cfg Config) float64 {
@@ -95,6 +98,11 @@ const (
 	// after it is orthogonalised against the slower paths for it to give a
 	// learned direction.
 	lmheesSlotTol = 1e-8
+	// lmheesMinCS is the least default c_s: hees's (mu_eff^mirr + 2)/(d
+	// + mu_eff^mirr + 3) falls below it above d = 205, and with it sigma
+	// (a time scale of 78 generations in d = 1000) lagged behind the
+	// turning learned directions (docs/ALGORITHMS.md Section 21.1 item 6).
+	lmheesMinCS = 0.05
 	// lmheesPathRatio is the ratio of the time scales of two successive
 	// paths: c_j = lambda~/(1.5^j d).
 	lmheesPathRatio = 1.5
@@ -117,8 +125,8 @@ const (
 //	q_t      -(eta_A/2)(ln max(h_t, max h/kappa) - r̄), r̄ the mean over the random pairs
 //	gamma_j  gamma_j exp(q_t)                                    (Algorithm 3 along v_j)
 //	D_i      D_i exp(c_D rho (d/2) sum_k q~_k (u_k,i^2 - 1/d))   (the diagonal's fit, q~_k from the random pairs)
-//	m, p_s, sigma as hees2 (departures 2 and 6)
-//	P_j      (1 - c_j) P_j + sqrt(c_j (2 - c_j) mu_eff^mirr) W sum_k (w_k^+ - w_k^-) b_k
+//	m, p_s, sigma as hees2 (departures 2 and 6), c_s at least 1/20
+//	P_j      (1 - c_j) P_j + sqrt(c_j (2 - c_j) mu_eff^mirr) W^(1/2) sum_k (w_k^+ - w_k^-) b_k
 //	|det A| = 1, sigma absorbing the factor                      (Section 13 item 5)
 //
 // with c_j = lambda~/(1.5^j d), m' <= m the paths that are not parallel to
@@ -140,7 +148,7 @@ type lmhees struct {
 	pathCoef              []float64 // sqrt(c_j (2 - c_j) mu_eff^mirr)
 
 	diag    []float64    // D
-	paths   linalg.Dense // m×d: P_j, in the space of W (x = m + sigma D w)
+	paths   linalg.Dense // m×d: P_j, in the space of W^(1/2)
 	ell     []float64    // ln gamma_j
 	ps      []float64    // p_s, hees's CSA path, in b coordinates
 	pd      []float64    // p_D, the diagonal's consistency path
@@ -155,7 +163,6 @@ type lmhees struct {
 	gammas   []float64    // gamma of each row of basis
 	measured []int        // the row of basis that row t < r of u measures
 	u        linalg.Dense // pairs×d: u_k, b_k = |b_k| u_k
-	wu       linalg.Dense // pairs×d: W u_k
 	au       linalg.Dense // pairs×d: A u_k = D W u_k
 	norms    []float64    // |b_k|
 
@@ -164,7 +171,8 @@ type lmhees struct {
 	dw     []float64 // w_k^+ - w_k^-
 	h      []float64 // curvature estimates
 	lh     []float64 // their logarithms, with the trust region
-	y      []float64 // W sum_k dw_k b_k
+	y      []float64 // sum_k dw_k b_k, the step in b coordinates
+	yw     []float64 // W^(1/2) y
 	expo   []float64 // the exponent of D's update
 	proj   []float64 // <u_k, p_s>
 	perm   []int
@@ -211,7 +219,6 @@ func (l *lmhees) setup(cfg Config) {
 	l.gammas = make([]float64, 0, l.slots)
 	l.measured = make([]int, 0, l.measure)
 	l.u.ReuseAs(n, d)
-	l.wu.ReuseAs(n, d)
 	l.au.ReuseAs(n, d)
 	l.norms = make([]float64, n)
 	l.order = make([]int, 2*n)
@@ -220,6 +227,7 @@ func (l *lmhees) setup(cfg Config) {
 	l.h = make([]float64, n)
 	l.lh = make([]float64, n)
 	l.y = make([]float64, d)
+	l.yw = make([]float64, d)
 	l.expo = make([]float64, d)
 	l.proj = make([]float64, n)
 	l.perm = make([]int, 2*n)
@@ -336,28 +344,28 @@ func scaleVec(v []float64, s float64) {
 	}
 }
 
-// transform computes W u_k and A u_k = D (W u_k) of row k: gamma v_j for
-// a measured direction v_j, u_k + sum_j (gamma_j - 1) <v_j, u_k> v_j for
-// the others. O(m d).
+// transform computes A u_k = D (W u_k) of row k, with W u_k = gamma v_j
+// for a measured direction v_j and u_k + sum_j (gamma_j - 1) <v_j, u_k>
+// v_j for the others. O(m d).
 func (l *lmhees) transform(k int) {
-	u, wu, au := l.u.RawRow(k), l.wu.RawRow(k), l.au.RawRow(k)
+	u, au := l.u.RawRow(k), l.au.RawRow(k)
 	if k < len(l.measured) {
 		g := l.gammas[l.measured[k]]
 		for i, x := range u {
-			wu[i] = float64(g * x)
+			au[i] = float64(g * x)
 		}
 	} else {
-		copy(wu, u)
+		copy(au, u)
 		for b, g := range l.gammas {
 			v := l.basis.RawRow(b)
 			if c := float64((g - 1) * linalg.Dot(v, u)); c != 0 {
 				for i, x := range v {
-					wu[i] += float64(c * x)
+					au[i] += float64(c * x)
 				}
 			}
 		}
 	}
-	for i, x := range wu {
+	for i, x := range au {
 		au[i] = float64(l.diag[i] * x)
 	}
 }
@@ -444,19 +452,20 @@ func (l *lmhees) pathCoefS() float64 {
 	return math.Sqrt(float64(l.cs*(2-l.cs)) * l.muEffMirr)
 }
 
-// cumulate updates p_s (Algorithm 1 line 17, in b coordinates) and
-// returns |p_s|.
+// cumulate computes the step y = sum_k (w_k^+ - w_k^-) b_k in b
+// coordinates, updates p_s (Algorithm 1 line 17) with it and returns
+// |p_s|.
 func (l *lmhees) cumulate() float64 {
-	om := 1 - l.cs
-	coef := l.pathCoefS()
-	for i := range l.ps {
-		l.ps[i] = float64(om * l.ps[i])
-	}
+	clear(l.y)
 	for k := range l.pairs {
-		t := float64(coef * float64(l.dw[k]*l.norms[k]))
+		t := float64(l.dw[k] * l.norms[k])
 		for i, x := range l.u.RawRow(k) {
-			l.ps[i] += float64(t * x)
+			l.y[i] += float64(t * x)
 		}
+	}
+	om, coef := 1-l.cs, l.pathCoefS()
+	for i, x := range l.y {
+		l.ps[i] = float64(om*l.ps[i]) + float64(coef*x)
 	}
 	return linalg.Norm(l.ps)
 }
@@ -510,25 +519,28 @@ func (l *lmhees) lengths() float64 {
 	return float64(float64(l.cmu/2) * sum)
 }
 
-// updatePaths cumulates the step y = W sum_k dw_k b_k into the paths,
-// P_j <- (1 - c_j) P_j + sqrt(c_j (2 - c_j) mu_eff^mirr) y: the steps in
-// the space of W, where a direction W has stretched keeps its share, so
-// that a path stays on a long axis once it is learned (as CMA-ES's p_c).
+// updatePaths cumulates the step y = sum_k dw_k b_k of cumulate, taken
+// half-way into the space of W, into the paths: P_j <- (1 - c_j) P_j +
+// sqrt(c_j (2 - c_j) mu_eff^mirr) W^(1/2) y, with W^(1/2) y = y + sum_j
+// (gamma_j^(1/2) - 1) <v_j, y> v_j. In the space of W (W y) the
+// directions already stretched dominated the paths and hid the next long
+// axes; in b coordinates (y, as LM-MA-ES's paths in z) a path left a
+// direction as soon as W had stretched it, and its gamma_j then scaled
+// another one (docs/ALGORITHMS.md Section 21.1 item 2).
 func (l *lmhees) updatePaths() {
-	if l.slots == 0 {
-		return
-	}
-	clear(l.y)
-	for k := range l.pairs {
-		t := float64(l.dw[k] * l.norms[k])
-		for i, x := range l.wu.RawRow(k) {
-			l.y[i] += float64(t * x)
+	copy(l.yw, l.y)
+	for b, g := range l.gammas {
+		v := l.basis.RawRow(b)
+		if c := float64((math.Sqrt(g) - 1) * linalg.Dot(v, l.y)); c != 0 {
+			for i, x := range v {
+				l.yw[i] += float64(c * x)
+			}
 		}
 	}
 	for j := range l.slots {
 		p := l.paths.RawRow(j)
 		a, b := 1-l.pathRate[j], l.pathCoef[j]
-		for i, x := range l.y {
+		for i, x := range l.yw {
 			p[i] = float64(a*p[i]) + float64(b*x)
 		}
 	}
