@@ -355,18 +355,28 @@ func (l *lmhees) transform(k int) {
 			au[i] = float64(g * x)
 		}
 	} else {
-		copy(au, u)
-		for b, g := range l.gammas {
-			v := l.basis.RawRow(b)
-			if c := float64((g - 1) * linalg.Dot(v, u)); c != 0 {
-				for i, x := range v {
-					au[i] += float64(c * x)
-				}
-			}
-		}
+		l.stretch(au, u, false)
 	}
 	for i, x := range au {
 		au[i] = float64(l.diag[i] * x)
+	}
+}
+
+// stretch writes W x = x + sum_j (gamma_j - 1) <v_j, x> v_j into dst, or
+// W^(1/2) x, with gamma_j^(1/2) in place of gamma_j, when half is set.
+// O(m d).
+func (l *lmhees) stretch(dst, x []float64, half bool) {
+	copy(dst, x)
+	for b, g := range l.gammas {
+		if half {
+			g = math.Sqrt(g)
+		}
+		v := l.basis.RawRow(b)
+		if c := float64((g - 1) * linalg.Dot(v, x)); c != 0 {
+			for i, e := range v {
+				dst[i] += float64(c * e)
+			}
+		}
 	}
 }
 
@@ -528,15 +538,7 @@ func (l *lmhees) lengths() float64 {
 // direction as soon as W had stretched it, and its gamma_j then scaled
 // another one (docs/ALGORITHMS.md Section 21.1 item 2).
 func (l *lmhees) updatePaths() {
-	copy(l.yw, l.y)
-	for b, g := range l.gammas {
-		v := l.basis.RawRow(b)
-		if c := float64((math.Sqrt(g) - 1) * linalg.Dot(v, l.y)); c != 0 {
-			for i, x := range v {
-				l.yw[i] += float64(c * x)
-			}
-		}
-	}
+	l.stretch(l.yw, l.y, true)
 	for j := range l.slots {
 		p := l.paths.RawRow(j)
 		a, b := 1-l.pathRate[j], l.pathCoef[j]

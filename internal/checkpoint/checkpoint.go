@@ -160,13 +160,12 @@ func Create(ctx context.Context, path string, every int, rs *Settings, s es.Stra
 	if rs.Trace != "" {
 		// Locked before it is emptied: a file another run writes (its
 		// log or its trace) is refused unchanged.
-		f, err := runlog.StartTrace(rs.TracePath(), traceMeta)
+		f, n, err := runlog.StartTrace(rs.TracePath(), traceMeta)
 		if err != nil {
 			c.Close()
 			return nil, fmt.Errorf("the trace: %w", err)
 		}
-		c.traceFile = f
-		c.file.TraceBytes = int64(len(runlog.TraceHead(traceMeta)))
+		c.traceFile, c.file.TraceBytes = f, n
 	}
 	if err := c.write(s, ""); err != nil {
 		c.Close()

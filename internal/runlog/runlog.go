@@ -468,7 +468,7 @@ type TraceFile struct {
 // comment lines of meta and the header (StartTrace), for a run that
 // appends its rows as it goes.
 func CreateTrace(path string, meta []Field) (*TraceFile, error) {
-	f, err := StartTrace(path, meta)
+	f, _, err := StartTrace(path, meta)
 	if err != nil {
 		return nil, err
 	}
@@ -479,18 +479,19 @@ func CreateTrace(path string, meta []Field) (*TraceFile, error) {
 // comment lines of meta and the header. It must be a regular file, and it
 // is locked before it is emptied and while it is open
 // (atomicfile.TryLock), as a log is: a file another run holds, as its log
-// or its trace, is refused unchanged. The caller closes the file to
-// release the lock.
-func StartTrace(path string, meta []Field) (*os.File, error) {
+// or its trace, is refused unchanged. It returns the file, which the
+// caller closes to release the lock, and the length of what it wrote.
+func StartTrace(path string, meta []Field) (*os.File, int64, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	if err := startTrace(f, meta); err != nil {
+	n, err := startTrace(f, meta)
+	if err != nil {
 		f.Close()
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, 0, fmt.Errorf("%s: %w", path, err)
 	}
-	return f, nil
+	return f, n, nil
 }
 
 // lockRegular checks that f, the run's what ("log", "trace file"), is a
@@ -515,17 +516,17 @@ func lockRegular(f *os.File, what string) (os.FileInfo, error) {
 	return info, nil
 }
 
-// startTrace checks and locks the trace file f, empties it and writes its
-// head.
-func startTrace(f *os.File, meta []Field) error {
+// startTrace checks and locks the trace file f, empties it, writes its
+// head and returns the head's length.
+func startTrace(f *os.File, meta []Field) (int64, error) {
 	if _, err := lockRegular(f, "trace file"); err != nil {
-		return err
+		return 0, err
 	}
 	if err := f.Truncate(0); err != nil {
-		return err
+		return 0, err
 	}
-	_, err := f.Write(TraceHead(meta))
-	return err
+	n, err := f.Write(TraceHead(meta))
+	return int64(n), err
 }
 
 // LockTrace opens the existing trace file at path for reading and writing
