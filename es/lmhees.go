@@ -106,6 +106,13 @@ const (
 	// lmheesPathRatio is the ratio of the time scales of two successive
 	// paths: c_j = lambda~/(1.5^j d).
 	lmheesPathRatio = 1.5
+	// lmheesModelRate is the rate of the running means of the curvature
+	// and the squared slope along the random pairs, from which the step
+	// size's bound is computed (capSigma).
+	lmheesModelRate = 0.2
+	// lmheesSigmaCap is the bound of capSigma on the normalised step
+	// size, in units of mu_eff^mirr.
+	lmheesSigmaCap = 1.3
 )
 
 // lmhees is the limited-memory HE-ES (docs/ALGORITHMS.md Section 21.1), an
@@ -126,6 +133,7 @@ const (
 //	gamma_j  gamma_j exp(q_t)                                    (Algorithm 3 along v_j)
 //	D_i      D_i exp(c_D rho (d/2) sum_k q~_k (u_k,i^2 - 1/d))   (the diagonal's fit, q~_k from the random pairs)
 //	m, p_s, sigma as hees2 (departures 2 and 6), c_s at least 1/20
+//	sigma    at most 1.3 mu_eff^mirr |A^T grad f|/Tr(A^T H A), both from the random pairs
 //	P_j      (1 - c_j) P_j + sqrt(c_j (2 - c_j) mu_eff^mirr) W^(1/2) sum_k (w_k^+ - w_k^-) b_k
 //	|det A| = 1, sigma absorbing the factor                      (Section 13 item 5)
 //
@@ -154,6 +162,8 @@ type lmhees struct {
 	pd      []float64    // p_D, the diagonal's consistency path
 	logDet  float64      // ln |det A| = sum ln D_i + sum ell_j, tracked (Sec. 13 item 5)
 	rho     float64      // the last generation's rho
+	curv    float64      // running mean of Tr(A^T H A)/(2d), H the Hessian of f (capSigma)
+	slope   float64      // running mean of |A^T grad f|^2/d (capSigma)
 	funHist history      // best offspring value of each generation (tolfun)
 
 	// The current generation, a function of (seed, generation) and the
@@ -214,6 +224,7 @@ func (l *lmhees) setup(cfg Config) {
 	l.ps = make([]float64, d)
 	l.pd = make([]float64, d)
 	l.logDet, l.rho = 0, 0
+	l.curv, l.slope = 0, 0
 	l.funHist = history{buf: make([]float64, tolFunGens(d, 2*n))}
 	l.learned = make([]int, 0, l.slots)
 	l.gammas = make([]float64, 0, l.slots)
@@ -416,8 +427,10 @@ func (l *lmhees) Tell(f []float64) error {
 		l.recombine()
 		baseline := l.baseline() // from p_s before it is updated
 		norm := l.cumulate()
+		sampled := l.sigma
 		// hees2's departures 2 and 6.
 		l.sigma *= xmath.Exp((norm-baseline)/float64(l.ds*l.chi) + l.lengths())
+		l.capSigma(sampled, v[0], v[1:])
 		l.updatePaths()
 		l.adapt(v[0], v[1:])
 	}
@@ -515,6 +528,56 @@ func (l *lmhees) baseline() float64 {
 		sum += math.Sqrt(max(sq, 0))
 	}
 	return sum / baselineDraws
+}
+
+// capSigma bounds sigma by the step size that the local quadratic model
+// along the random pairs deems best (docs/ALGORITHMS.md Section 21.1 item
+// 8). With D1_k = (f(x_k^+) - f(x_k^-))/2 and D2_k = (f(x_k^+) +
+// f(x_k^-))/2 - f(m), a random pair sampled at the step size s measures
+// D1_k^2/|b_k|^2 = s^2 |A^T grad f|^2/d and D2_k/|b_k|^2 = s^2
+// Tr(A^T H A)/(2d) in expectation; curv and slope are running means
+// (rate lmheesModelRate) of their averages over the generation's random
+// pairs divided by s^2, and the normalised step size sigma Tr(A^T H
+// A)/|A^T grad f| = 2 sigma sqrt(d) curv/sqrt(slope) is held at most at
+// 1.3 mu_eff^mirr (lmheesSigmaCap), a little above the sphere's best for
+// this recombination. Where the model has no positive curvature (curv <=
+// 0) sigma is CSA's alone.
+func (l *lmhees) capSigma(sampled, fm float64, fpm []float64) {
+	var c, s float64
+	used := 0
+	for k := len(l.measured); k < l.pairs; k++ {
+		fp, fn := fpm[2*k], fpm[2*k+1]
+		if !finite(fp) || !finite(fn) || !finite(fm) {
+			continue
+		}
+		nb := float64(l.norms[k] * l.norms[k])
+		c += (float64(0.5*(fp+fn)) - fm) / nb
+		d1 := float64(0.5 * (fp - fn))
+		s += float64(d1*d1) / nb
+		used++
+	}
+	if used < 2 {
+		return
+	}
+	v := float64(sampled * sampled)
+	c /= float64(float64(used) * v)
+	s /= float64(float64(used) * v)
+	if !finite(c) || !finite(s) {
+		return
+	}
+	if l.curv == 0 && l.slope == 0 {
+		l.curv, l.slope = c, s
+	} else {
+		l.curv += float64(lmheesModelRate * (c - l.curv))
+		l.slope += float64(lmheesModelRate * (s - l.slope))
+	}
+	if !(l.curv > 0) {
+		return
+	}
+	bound := lmheesSigmaCap * l.muEffMirr * math.Sqrt(l.slope) / float64(2*math.Sqrt(float64(l.cfg.Dim))*l.curv)
+	if bound > 0 && bound < l.sigma {
+		l.sigma = bound
+	}
 }
 
 // lengths is hees2's departure 6 (hees2.lengths).
@@ -760,6 +823,8 @@ func (l *lmhees) MarshalBinary() ([]byte, error) {
 	w.floats(l.pd)
 	w.float(l.logDet)
 	w.float(l.rho)
+	w.float(l.curv)
+	w.float(l.slope)
 	l.funHist.write(w)
 	return w.finish(), nil
 }
@@ -785,6 +850,8 @@ func (l *lmhees) UnmarshalBinary(data []byte) error {
 	fresh.pd = r.floats(fresh.pd)
 	fresh.logDet = r.float()
 	fresh.rho = r.float()
+	fresh.curv = r.float()
+	fresh.slope = r.float()
 	fresh.funHist.read(r)
 	if r.err == nil {
 		d := cfg.Dim
@@ -796,6 +863,8 @@ func (l *lmhees) UnmarshalBinary(data []byte) error {
 			r.fail("%d×%d paths and %d scales, want %d×%d and %d", rows, cols, len(fresh.ell), fresh.slots, d, fresh.slots)
 		case !allPositiveFinite(fresh.diag):
 			r.fail("D has an entry that is not positive and finite")
+		case !finite(fresh.curv) || !finite(fresh.slope) || fresh.slope < 0:
+			r.fail("the step-size model's curvature %v and squared slope %v are not finite (and the slope non-negative)", fresh.curv, fresh.slope)
 		}
 	}
 	if err := r.done(); err != nil {

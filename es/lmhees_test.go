@@ -4,6 +4,7 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/hees-dev/hees/linalg"
@@ -203,5 +204,136 @@ func TestLMHEESKappa(t *testing.T) {
 	t.Logf("%d generations: ratios median %.3g, 90th percentile %.3g, largest %.3g; with A = I largest %.3g", checked, med, p90, ratios[len(ratios)-1], before)
 	if med > 30 || p90 > 100 || before < 1e3 {
 		t.Errorf("ratio of curvatures along the learned directions: median %.3g (want <= 30), 90th percentile %.3g (want <= 100); with A = I %.3g (want >= 1e3)", med, p90, before)
+	}
+}
+
+// TestLMHEESSigmaBound checks capSigma on quadratics, with the exact
+// Hessian H and gradient H (m - x*) at each generation's Ask: the running
+// means curv and slope agree with the same running means of the exact
+// Tr(A^T H A)/(2d) and |A^T H (m - x*)|^2/d within 20% in the median, and
+// the normalised step size sigma Tr(A^T H A)/|A^T H (m - x*)| has a median
+// at most the bound 1.3 mu_eff^mirr (a generation may pass it: the bound
+// comes from noisy estimates). Without the bound CSA runs the normalised
+// step above it on these functions (docs/ALGORITHMS.md Section 21.1 item
+// 8). And a sigma far above the bound is brought down to it in one
+// generation: on the sphere f = |x|^2 from x0 = 3 with sigma0 = 100 and A =
+// I the bound is 1.3 mu_eff^mirr |x0|/d, and CSA alone would leave sigma
+// near 100.
+func TestLMHEESSigmaBound(t *testing.T) {
+	const d = 50
+	x0 := make([]float64, d)
+	for i := range x0 {
+		x0[i] = 3
+	}
+	s := stNew(t, LMHEES, Config{Dim: d, Seed: 1, X0: x0, Sigma0: 100})
+	var pop linalg.Dense
+	askTellGeneration(t, s, stSphere, &pop)
+	l := s.(*lmhees)
+	if want := lmheesSigmaCap * l.muEffMirr * linalg.Norm(x0) / d; !(l.sigma > want/2 && l.sigma < 2*want) {
+		t.Errorf("sphere d=%d, sigma0 = 100: sigma %.4g after one generation, want within a factor 2 of the bound %.4g", d, l.sigma, want)
+	}
+	for _, c := range []struct {
+		spec string
+		d    int
+	}{{"rotellipsoid", 30}, {"ellipsoid", 60}} {
+		p, err := objectives.Parse(c.spec, c.d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, _ := p.Hessian()
+		xopt, _, _ := p.Optimum()
+		d := c.d
+		x0 := make([]float64, d)
+		for i := range x0 {
+			x0[i] = 3
+		}
+		s := stNew(t, LMHEES, Config{Dim: d, Seed: 1, X0: x0, Sigma0: 2})
+		l := s.(*lmhees)
+		a := linalg.NewDense(d, d, nil)
+		ha := linalg.NewDense(d, d, nil)
+		e, col, g, ag := make([]float64, d), make([]float64, d), make([]float64, d), make([]float64, d)
+		var steps, curvs, slopes []float64
+		var curv, slope float64 // running means of the exact values
+		var pop linalg.Dense
+		vals := make([]float64, s.PopulationSize())
+		for gen := 0; s.Stop() == "" && gen < 3000; gen++ {
+			if err := s.Ask(&pop); err != nil {
+				t.Fatal(err)
+			}
+			// A = D W column by column, as sampled.
+			for j := range d {
+				clear(e)
+				e[j] = 1
+				l.stretch(col, e, false)
+				for i := range d {
+					a.Set(i, j, l.diag[i]*col[i])
+				}
+			}
+			ha.Mul(h, a)
+			var tr float64
+			for j := range d {
+				for i := range d {
+					tr += a.At(i, j) * ha.At(i, j)
+				}
+			}
+			for i := range e {
+				e[i] = l.mean[i] - xopt[i]
+			}
+			linalg.MulVec(g, h, e)
+			linalg.MulVecT(ag, a, g)
+			c, sl := tr/float64(2*d), linalg.Dot(ag, ag)/float64(d)
+			if gen == 0 {
+				curv, slope = c, sl
+			} else {
+				curv += lmheesModelRate * (c - curv)
+				slope += lmheesModelRate * (sl - slope)
+			}
+			step := l.sigma * tr / linalg.Norm(ag)
+			for i := range vals {
+				vals[i] = p.Eval(pop.RawRow(i))
+			}
+			if err := s.Tell(vals); err != nil {
+				t.Fatal(err)
+			}
+			if gen >= 50 && vals[0] > 1e-6 {
+				steps = append(steps, step)
+				curvs = append(curvs, l.curv/curv)
+				slopes = append(slopes, l.slope/slope)
+			}
+		}
+		if len(steps) < 100 {
+			t.Fatalf("%s d=%d: %d generations checked (%s)", c.spec, d, len(steps), s.Stop())
+		}
+		med := func(v []float64) float64 { slices.Sort(v); return v[len(v)/2] }
+		bound := lmheesSigmaCap * l.muEffMirr
+		ms, mc, mg := med(steps), med(curvs), med(slopes)
+		t.Logf("%s d=%d: %d generations, normalised step median %.3g (bound %.3g); running means over exact ones, medians %.3g (curv) and %.3g (slope)",
+			c.spec, d, len(steps), ms, bound, mc, mg)
+		if ms > bound {
+			t.Errorf("%s d=%d: normalised step median %.3g, want at most the bound %.3g", c.spec, d, ms, bound)
+		}
+		if math.Abs(mc-1) > 0.2 || math.Abs(mg-1) > 0.2 {
+			t.Errorf("%s d=%d: running means over exact ones, medians %.3g (curv) and %.3g (slope), want within 20%% of 1", c.spec, d, mc, mg)
+		}
+	}
+}
+
+// TestLMHEESLoadModel checks that a state whose step-size model is not
+// finite (a corrupt or hostile file) is refused with an error naming it,
+// instead of silently switching capSigma off.
+func TestLMHEESLoadModel(t *testing.T) {
+	for _, c := range []struct{ curv, slope float64 }{{math.NaN(), 1}, {1, math.Inf(1)}, {1, -1}} {
+		s := stNew(t, LMHEES, Config{Dim: 10, Seed: 1})
+		var pop linalg.Dense
+		askTellGeneration(t, s, stSphere, &pop)
+		l := s.(*lmhees)
+		l.curv, l.slope = c.curv, c.slope
+		data, err := s.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Load(data); err == nil || !strings.Contains(err.Error(), "step-size model") {
+			t.Errorf("curv %v, slope %v: Load gives %v, want an error naming the step-size model", c.curv, c.slope, err)
+		}
 	}
 }
