@@ -812,7 +812,9 @@ func (l *lmhees) stopReason(f []float64, tolFun bool) Reason {
 
 // MarshalBinary saves the complete state under the tag "hees-es/lmhees/v3"
 // (the format without the slot for A): the core, D, the paths, their
-// gamma_j, p_s, p_D and the tolfun history, O(m d) numbers.
+// gamma_j, p_s, p_D, the step-size model's curv and slope and the tolfun
+// history, O(m d) numbers. A state written by a build without the
+// step-size model does not load: it is refused as truncated.
 func (l *lmhees) MarshalBinary() ([]byte, error) {
 	w := newStateWriterVersion(LMHEES, stateVersionNoA)
 	l.marshalCore(w, nil)
