@@ -430,9 +430,10 @@ func (l *lmhees) Tell(f []float64) error {
 		sampled := l.sigma
 		// hees2's departures 2 and 6.
 		l.sigma *= xmath.Exp((norm-baseline)/float64(l.ds*l.chi) + l.lengths())
-		l.capSigma(sampled, v[0], v[1:])
+		hmax := l.curvatures(v[0], v[1:])
+		l.capSigma(sampled, v[1:])
 		l.updatePaths()
-		l.adapt(v[0], v[1:])
+		l.adapt(hmax)
 	}
 	best, worst := off[bestIndex(off)], off[worstIndex(off)]
 	l.funHist.push(best)
@@ -532,8 +533,10 @@ func (l *lmhees) baseline() float64 {
 
 // capSigma bounds sigma by the step size that the local quadratic model
 // along the random pairs deems best (docs/ALGORITHMS.md Section 21.1 item
-// 8). With D1_k = (f(x_k^+) - f(x_k^-))/2 and D2_k = (f(x_k^+) +
-// f(x_k^-))/2 - f(m), a random pair sampled at the step size s measures
+// 8), from the values fpm of the pairs and the curvature estimates h_k of
+// curvatures. With D1_k = (f(x_k^+) - f(x_k^-))/2 and D2_k = (f(x_k^+) +
+// f(x_k^-))/2 - f(m) = h_k |b_k|^2/2, a random pair sampled at the step
+// size s measures
 // D1_k^2/|b_k|^2 = s^2 |A^T grad f|^2/d and D2_k/|b_k|^2 = s^2
 // Tr(A^T H A)/(2d) in expectation; curv and slope are running means
 // (rate lmheesModelRate) of their averages over the generation's random
@@ -542,18 +545,16 @@ func (l *lmhees) baseline() float64 {
 // 1.3 mu_eff^mirr (lmheesSigmaCap), a little above the sphere's best for
 // this recombination. Where the model has no positive curvature (curv <=
 // 0) sigma is CSA's alone.
-func (l *lmhees) capSigma(sampled, fm float64, fpm []float64) {
+func (l *lmhees) capSigma(sampled float64, fpm []float64) {
 	var c, s float64
 	used := 0
 	for k := len(l.measured); k < l.pairs; k++ {
-		fp, fn := fpm[2*k], fpm[2*k+1]
-		if !finite(fp) || !finite(fn) || !finite(fm) {
-			continue
+		if math.IsNaN(l.h[k]) {
+			continue // a value that is not finite (curvatures)
 		}
-		nb := float64(l.norms[k] * l.norms[k])
-		c += (float64(0.5*(fp+fn)) - fm) / nb
-		d1 := float64(0.5 * (fp - fn))
-		s += float64(d1*d1) / nb
+		c += float64(0.5 * l.h[k])
+		d1 := float64(0.5 * (fpm[2*k] - fpm[2*k+1]))
+		s += float64(d1*d1) / float64(l.norms[k]*l.norms[k])
 		used++
 	}
 	if used < 2 {
@@ -611,25 +612,32 @@ func (l *lmhees) updatePaths() {
 	}
 }
 
-// adapt is the HE-ES's update of A (Algorithm 1 line 13) for lmhees's
-// family, from f(m) = fm and the values fpm of the pairs (x_k^+ at 2k,
-// x_k^- at 2k+1): the curvature estimates h_k (Algorithm 3 line 3), the
-// trust region (lines 5-6), the reference r, the mean log-curvature of the
-// random pairs, in place of line 8's mean over all pairs, then gamma_j of
-// each learned direction (lines 9-11 along v_j), the diagonal's fit, and
-// |det A| = 1.
-func (l *lmhees) adapt(fm float64, fpm []float64) {
+// curvatures computes the curvature estimates h_k = (f(x_k^+) + f(x_k^-)
+// - 2 f(m))/|b_k|^2 (Algorithm 3 line 3) from f(m) = fm and the values fpm
+// of the pairs (x_k^+ at 2k, x_k^- at 2k+1), NaN for a pair with a value
+// that is not finite (Section 13 item 8), and returns the largest.
+func (l *lmhees) curvatures(fm float64, fpm []float64) float64 {
 	hmax := math.Inf(-1)
 	for k := range l.pairs {
 		fp, fn := fpm[2*k], fpm[2*k+1]
 		if !finite(fp) || !finite(fn) || !finite(fm) {
-			l.h[k] = math.NaN() // Section 13 item 8
+			l.h[k] = math.NaN()
 			continue
 		}
 		n := l.norms[k]
 		l.h[k] = (fp + fn - 2*fm) / float64(n*n)
 		hmax = max(hmax, l.h[k])
 	}
+	return hmax
+}
+
+// adapt is the HE-ES's update of A (Algorithm 1 line 13) for lmhees's
+// family, from the curvature estimates h_k of curvatures and their largest
+// hmax: the trust region (lines 5-6), the reference r, the mean
+// log-curvature of the random pairs, in place of line 8's mean over all
+// pairs, then gamma_j of each learned direction (lines 9-11 along v_j),
+// the diagonal's fit, and |det A| = 1.
+func (l *lmhees) adapt(hmax float64) {
 	if !(hmax > 0) {
 		return // no positive estimate: A stays (Algorithm 3 line 4)
 	}
