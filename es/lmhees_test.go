@@ -105,12 +105,15 @@ func TestLMHEESConverges(t *testing.T) {
 // orthonormal directions q_j with c_j = 1e3 and 1e-2. The curvature of f
 // along a learned direction v_j of the search distribution is (A v_j)^T H
 // (A v_j); from generation 300 until f < 1e-9, the ratio of the largest to
-// the smallest over the learned directions of a generation has a median
-// at most 30 and a 90th percentile at most 100 (measured: 16.1 and 80.7;
-// the largest, 1.7e3, comes from paths whose direction has just turned,
-// see docs/ALGORITHMS.md Section 21), while with A = I the same directions
-// reach ratios above 1e3 (measured 5.1e3).
+// the smallest over the learned directions of a generation, pooled over
+// the runs of seeds 1-8, has a median at most 30 and a 90th percentile at
+// most 100 (measured: 22.8 and 97.8; the largest, 1.2e4, comes from paths
+// whose direction has just turned, see docs/ALGORITHMS.md Section 21),
+// while with A = I the same directions reach ratios above 1e3 (measured
+// 1.1e4). One seed alone is not enough: the runs' own 90th percentiles
+// range from 69 to 132, and three of the eight exceed 100 on their own.
 func TestLMHEESKappa(t *testing.T) {
+	const kappaSeeds = 8
 	const d = 20
 	st := rng.NewStream(rng.KeyFromSeed(7), 0, 0, 0)
 	q := make([][]float64, 2)
@@ -155,8 +158,7 @@ func TestLMHEESKappa(t *testing.T) {
 	for i := range x0 {
 		x0[i] = 1
 	}
-	s := stNew(t, LMHEES, Config{Dim: d, Seed: 1, X0: x0})
-	l := s.(*lmhees)
+	var l *lmhees
 	av, hav := make([]float64, d), make([]float64, d)
 	// ratio is the largest over the smallest curvature along the learned
 	// directions of the current generation, with A = D W (adapted) or I.
@@ -177,31 +179,36 @@ func TestLMHEESKappa(t *testing.T) {
 		return hi / lo
 	}
 	var pop linalg.Dense
-	checked, before := 0, 0.0
+	before := 0.0
 	var ratios []float64
-	vals := make([]float64, s.PopulationSize())
-	for g := 0; s.Stop() == "" && g < 5000; g++ {
-		if err := s.Ask(&pop); err != nil {
-			t.Fatal(err)
+	for seed := uint64(1); seed <= kappaSeeds; seed++ {
+		s := stNew(t, LMHEES, Config{Dim: d, Seed: seed, X0: x0})
+		l = s.(*lmhees)
+		checked := 0
+		vals := make([]float64, s.PopulationSize())
+		for g := 0; s.Stop() == "" && g < 5000; g++ {
+			if err := s.Ask(&pop); err != nil {
+				t.Fatal(err)
+			}
+			if _, fb := s.Best(); g >= 300 && fb > 1e-9 && len(l.gammas) > 1 {
+				ratios = append(ratios, ratio(true))
+				before = max(before, ratio(false))
+				checked++
+			}
+			for i := range vals {
+				vals[i] = f(pop.RawRow(i))
+			}
+			if err := s.Tell(vals); err != nil {
+				t.Fatal(err)
+			}
 		}
-		if _, fb := s.Best(); g >= 300 && fb > 1e-9 && len(l.gammas) > 1 {
-			ratios = append(ratios, ratio(true))
-			before = max(before, ratio(false))
-			checked++
+		if _, fb := s.Best(); fb > 1e-9 || checked < 100 {
+			t.Fatalf("seed %d: f = %v after %d evaluations (%s), %d generations checked", seed, fb, s.Evals(), s.Stop(), checked)
 		}
-		for i := range vals {
-			vals[i] = f(pop.RawRow(i))
-		}
-		if err := s.Tell(vals); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, fb := s.Best(); fb > 1e-9 || checked < 100 {
-		t.Fatalf("f = %v after %d evaluations (%s), %d generations checked", fb, s.Evals(), s.Stop(), checked)
 	}
 	slices.Sort(ratios)
 	med, p90 := ratios[len(ratios)/2], ratios[len(ratios)*9/10]
-	t.Logf("%d generations: ratios median %.3g, 90th percentile %.3g, largest %.3g; with A = I largest %.3g", checked, med, p90, ratios[len(ratios)-1], before)
+	t.Logf("seeds 1-%d, %d generations: ratios median %.3g, 90th percentile %.3g, largest %.3g; with A = I largest %.3g", kappaSeeds, len(ratios), med, p90, ratios[len(ratios)-1], before)
 	if med > 30 || p90 > 100 || before < 1e3 {
 		t.Errorf("ratio of curvatures along the learned directions: median %.3g (want <= 30), 90th percentile %.3g (want <= 100); with A = I %.3g (want >= 1e3)", med, p90, before)
 	}
