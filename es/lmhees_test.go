@@ -158,11 +158,10 @@ func TestLMHEESKappa(t *testing.T) {
 	for i := range x0 {
 		x0[i] = 1
 	}
-	var l *lmhees
 	av, hav := make([]float64, d), make([]float64, d)
 	// ratio is the largest over the smallest curvature along the learned
-	// directions of the current generation, with A = D W (adapted) or I.
-	ratio := func(adapted bool) float64 {
+	// directions of l's current generation, with A = D W (adapted) or I.
+	ratio := func(l *lmhees, adapted bool) float64 {
 		lo, hi := math.Inf(1), 0.0
 		for b, g := range l.gammas {
 			v := l.basis.RawRow(b)
@@ -183,7 +182,7 @@ func TestLMHEESKappa(t *testing.T) {
 	var ratios []float64
 	for seed := uint64(1); seed <= kappaSeeds; seed++ {
 		s := stNew(t, LMHEES, Config{Dim: d, Seed: seed, X0: x0})
-		l = s.(*lmhees)
+		l := s.(*lmhees)
 		checked := 0
 		vals := make([]float64, s.PopulationSize())
 		for g := 0; s.Stop() == "" && g < 5000; g++ {
@@ -191,8 +190,8 @@ func TestLMHEESKappa(t *testing.T) {
 				t.Fatal(err)
 			}
 			if _, fb := s.Best(); g >= 300 && fb > 1e-9 && len(l.gammas) > 1 {
-				ratios = append(ratios, ratio(true))
-				before = max(before, ratio(false))
+				ratios = append(ratios, ratio(l, true))
+				before = max(before, ratio(l, false))
 				checked++
 			}
 			for i := range vals {
