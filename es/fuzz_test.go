@@ -238,8 +238,9 @@ func fuzzCheckReceiver(t *testing.T, data []byte, loaded Strategy, err error) {
 
 // fuzzCorpusStates returns the real states of the seed corpus, by file
 // name: every strategy at generation 0, after one generation and after six
-// with the seventh asked (an Ask pending), and IPOP around hees and cmaes
-// fresh and after its first restart.
+// with the seventh asked (an Ask pending), IPOP around hees and cmaes
+// fresh and after its first restart, and hees2 with noise handling after
+// a restart.
 func fuzzCorpusStates(t *testing.T) map[string][]byte {
 	states := map[string][]byte{}
 	save := func(key string, s Strategy) {
@@ -288,6 +289,16 @@ func fuzzCorpusStates(t *testing.T) map[string][]byte {
 		}
 		save("state-"+name+"-steps-gen6", s)
 	}
+	// Noise handling after a restart at a stop (state version 4: the held
+	// recommendation): on a linear function sigma grows until it stops.
+	h, err := NewNoiseHandler(stNew(t, HEES2, Config{Dim: 3, Seed: 21}), NoiseConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for h.Doublings() == 0 {
+		vals = stGeneration(t, h, func(x []float64) float64 { return x[0] }, &pop, vals)
+	}
+	save("state-noise-hees2-restart1", h)
 	return states
 }
 

@@ -33,9 +33,13 @@ import (
 //	         f(x^-) - 2 f(m)| to the 75th percentile of the differences
 //	         of the mean's two medians over the last 10 generations
 //	         (about sqrt(2) when the curvature estimates are noise alone)
-//	stop     the criteria on f-values that noise defeats (tolfun,
-//	         tolfunhist, stagnation) are ignored (inside IPOP or BIPOP
-//	         they restart the run, as before)
+//	stop     a stop of a strategy run alone starts it anew from its
+//	         mean with sigma0, A = I and twice its population (a
+//	         doubling too); the recommendation of the stopped run is
+//	         held while the new run's estimate is not below it; with no
+//	         doubling left the criteria on f-values that noise defeats
+//	         (tolfun, tolfunhist, stagnation) are ignored and the others
+//	         end the run (inside IPOP or BIPOP a stop restarts the run)
 //	report   the recommendation (Recommend), on which Run and Minimize
 //	         test a target: the average of the run's recent means where
 //	         their estimates show no trend over 64 generations or more,
@@ -68,7 +72,9 @@ const DefaultNoiseEvals = 30
 const NoiseGrowEvals = 4
 
 // NoiseMaxDoublings is the most times a NoiseHandler doubles the
-// population; beyond it the evaluations per point grow up to MaxEvals.
+// population, where the evaluations per point would reach NoiseGrowEvals
+// or at a stop of the strategy, together; beyond it the evaluations per
+// point grow up to MaxEvals and a stop ends the run.
 const NoiseMaxDoublings = 8
 
 // MaxNoiseEvals bounds NoiseConfig.MaxEvals: a generation asks at most
@@ -81,7 +87,9 @@ const MaxNoiseEvals = 1000
 type Recommendation struct {
 	// X is the recommended point: for a NoiseHandler, the average of
 	// the recent means of its run where their estimates show no trend,
-	// else the mean of the search distribution that was evaluated last.
+	// else the mean of the search distribution that was evaluated last;
+	// or, where its estimate is lower, the recommendation of a run that
+	// stopped before the current one started.
 	X []float64
 	// F is its estimated value, the median of its Evals values (NaN
 	// before it was evaluated): for an average, the median of the values
@@ -108,7 +116,7 @@ type Recommender interface {
 // measures the noise by the change of its rank, and responds by raising
 // sigma up to the run's sigma0 and the evaluations per point beyond it,
 // damping the HE-ES's update of A while its curvature estimates are below
-// the noise and ignoring the stop criteria that noise defeats; it
+// the noise and starting the strategy anew at its stops; it
 // recommends the mean with its estimated value (Recommend). The listing is
 // at the top of es/noise.go, the reasons and measurements in
 // docs/ALGORITHMS.md Section 20.
@@ -155,6 +163,9 @@ type NoiseHandler struct {
 
 	rec Recommendation // the last mean evaluated
 	win meanWindow     // the recent means of the run
+	// held is the best recommendation of the runs a stop ended (item 4),
+	// by its estimate; Evals is 0 for none.
+	held Recommendation
 
 	// The best single value told, as Run keeps it (the first of equal
 	// values), and its point in the objective's space.
@@ -176,6 +187,10 @@ const noiseStateGrown = 2
 // noiseStateWindow is the version that holds the recent means of the run
 // too (meanWindow), once one was recorded.
 const noiseStateWindow = 3
+
+// noiseStateHeld is the version that holds the recommendation of a run a
+// stop ended too (NoiseHandler.held), once there is one.
+const noiseStateHeld = 4
 
 var errZeroNoise = errors.New("es: NoiseHandler not set up (use NewNoiseHandler or UnmarshalBinary)")
 
@@ -376,7 +391,8 @@ func (h *NoiseHandler) Generation() int {
 	return h.pastGens + h.inner.Generation()
 }
 
-// Doublings is the number of times the handler doubled the population.
+// Doublings is the number of times the handler doubled the population
+// (at NoiseGrowEvals evaluations per point or at a stop).
 func (h *NoiseHandler) Doublings() int {
 	if h == nil {
 		return 0
@@ -433,20 +449,26 @@ func (h *NoiseHandler) NoiseMeasure() float64 {
 // of the run's recent means where their estimates show no trend (over 64
 // generations or more; es/noiserec.go), else the last mean evaluated with
 // the median of its evaluations; before the first generation, the mean
-// with F NaN and Evals 0. It passes over up to 2,048 estimates for each
+// with F NaN and Evals 0. Where a run before the current one stopped
+// (item 4), it is that run's recommendation while the current one's
+// estimate is not below it. It passes over up to 2,048 estimates for each
 // of five windows (50-80 µs): call it when the recommendation is
 // needed rather than after every Tell.
 func (h *NoiseHandler) Recommend() Recommendation {
 	if h.unset() {
 		return Recommendation{F: math.NaN()}
 	}
-	if r, ok := h.win.average(); ok {
-		return r
+	r, ok := h.win.average()
+	if !ok {
+		r = h.rec
+		r.X = slices.Clone(r.X)
+		if r.Evals > 0 {
+			r.Means = 1
+		}
 	}
-	r := h.rec
-	r.X = slices.Clone(r.X)
-	if r.Evals > 0 {
-		r.Means = 1
+	if h.held.Evals > 0 && !(r.F < h.held.F) {
+		r = h.held
+		r.X = slices.Clone(r.X)
 	}
 	return r
 }
@@ -740,9 +762,9 @@ func smooth(avg, v float64) float64 {
 }
 
 // respond applies the responses after the strategy's generation: sigma
-// up to the run's sigma0 and k beyond it by s, and the stop criteria that
-// noise defeats ignored. A restart of IPOP or BIPOP during the generation
-// starts the new run with its own sigma.
+// up to the run's sigma0 and k beyond it by s, and a new run at a stop
+// (item 4). A restart of IPOP or BIPOP during the generation starts the
+// new run with its own sigma.
 func (h *NoiseHandler) respond(before Strategy) {
 	now := innermost(h.inner)
 	c := now.(hasCore).coreOf()
@@ -751,7 +773,7 @@ func (h *NoiseHandler) respond(before Strategy) {
 		switch {
 		case c.sigma > c.cfg.Sigma0:
 			h.evalsPer = min(float64(h.evalsPer*alpha), float64(h.maxEvals))
-			if h.evalsPer >= NoiseGrowEvals && now == h.inner && h.grow() {
+			if h.evalsPer >= NoiseGrowEvals && now == h.inner && h.grow(false) {
 				h.evalsPer = 1
 				return
 			}
@@ -761,23 +783,32 @@ func (h *NoiseHandler) respond(before Strategy) {
 	} else {
 		h.evalsPer = max(float64(h.evalsPer*math.Pow(alpha, -0.25)), 1)
 	}
-	if now == h.inner {
-		switch c.stop {
-		case ReasonTolFun, ReasonTolFunHist, ReasonStagnation:
-			c.stop = ""
-		}
+	if now != h.inner || c.stop == "" || c.stop == ReasonMinusInf {
+		return
+	}
+	// Item 4: a stop starts the strategy anew, as IPOP would, from its
+	// mean with sigma0, A = I and twice the population; once no doubling
+	// is left, the criteria that noise defeats are ignored.
+	if h.grow(true) {
+		h.evalsPer = 1
+		return
+	}
+	switch c.stop {
+	case ReasonTolFun, ReasonTolFunHist, ReasonStagnation:
+		c.stop = ""
 	}
 }
 
 // grow replaces the strategy, when it runs alone (not inside IPOP or
-// BIPOP), by a new run of it with twice its population from its search
-// distribution: the mean, and A0 = (sigma/sigma0) A, so that sigma0 A0 is
-// the current sigma A while sigma0 stays the run's (the bound of item 2);
-// with its bounds and scales, the seed its own would give a first
-// restart, and the tuning defaults of the new population (growConfig). It
-// reports whether it did: at most NoiseMaxDoublings times, within the
-// population bound of IPOP and MaxMemory.
-func (h *NoiseHandler) grow() bool {
+// BIPOP), by a new run of it with twice its population from its mean:
+// from its search distribution, A0 = (sigma/sigma0) A, so that sigma0 A0
+// is the current sigma A while sigma0 stays the run's (the bound of item
+// 2), or when fresh (after a stop, item 4) from sigma0 and A = I; with its
+// bounds and scales, the seed its own would give a first restart, and the
+// tuning defaults of the new population (growConfig). It reports whether
+// it did: at most NoiseMaxDoublings times, within the population bound of
+// IPOP and MaxMemory.
+func (h *NoiseHandler) grow(fresh bool) bool {
 	c := h.inner.(hasCore).coreOf()
 	row := rowOf(h.inner.Name())
 	n := row.populationOf(c.cfg)
@@ -789,7 +820,7 @@ func (h *NoiseHandler) grow() bool {
 		return false
 	}
 	cfg.X0 = h.inner.Mean(nil)
-	if a := TransformOf(h.inner); a != nil {
+	if a := TransformOf(h.inner); a != nil && !fresh {
 		cfg.A0 = new(linalg.Dense)
 		cfg.A0.Scale(c.sigma/c.cfg.Sigma0, a)
 	}
@@ -797,6 +828,13 @@ func (h *NoiseHandler) grow() bool {
 	next, err := New(h.inner.Name(), cfg)
 	if err != nil {
 		return false
+	}
+	if fresh {
+		// The better of the held one and the stopped run's (Recommend);
+		// a NaN estimate, of NaN values only, is not held.
+		if r := h.Recommend(); r.Evals > 0 && !math.IsNaN(r.F) {
+			h.held = r
+		}
 	}
 	h.pastGens += h.inner.Generation()
 	h.grown++
@@ -862,10 +900,18 @@ func (h *NoiseHandler) MarshalBinary() ([]byte, error) {
 		w.int(h.grown)
 		w.int(h.pastGens)
 	}
-	if h.win.gens > 0 {
-		// Version 3: means recorded.
+	if h.win.gens > 0 || h.held.Evals > 0 {
+		// Version 3: means recorded (version 4 holds them too).
 		w.upgrade(noiseStateWindow)
 		h.win.write(w)
+	}
+	if h.held.Evals > 0 {
+		// Version 4: the recommendation of a run a stop ended.
+		w.upgrade(noiseStateHeld)
+		w.floats(h.held.X)
+		w.float(h.held.F)
+		w.int(h.held.Evals)
+		w.int(h.held.Means)
 	}
 	w.string(string(inner))
 	return w.finish(), nil
@@ -909,6 +955,12 @@ func (h *NoiseHandler) UnmarshalBinary(data []byte) error {
 	} else {
 		v.win = newMeanWindow(len(v.rec.X))
 	}
+	if r.version >= noiseStateHeld {
+		v.held.X = r.floats(nil)
+		v.held.F = r.float()
+		v.held.Evals = r.int()
+		v.held.Means = r.int()
+	}
 	inner := []byte(r.string())
 	if err := r.done(); err != nil {
 		return err
@@ -946,6 +998,8 @@ func (h *NoiseHandler) UnmarshalBinary(data []byte) error {
 		return corrupt("recommendation of length %d from %d evaluations", len(v.rec.X), v.rec.Evals)
 	case badWindow != "":
 		return corrupt("%s", badWindow)
+	case r.version >= noiseStateHeld && (len(v.held.X) != v.dim || v.held.Evals < 1 || v.held.Means < 1 || math.IsNaN(v.held.F)):
+		return corrupt("held recommendation of length %d from %d evaluations of %d means, estimate %v", len(v.held.X), v.held.Evals, v.held.Means, v.held.F)
 	case v.hasBest && (len(v.bestX) != v.dim || worstValue(v.bestF)):
 		return corrupt("best point of length %d with the value %v", len(v.bestX), v.bestF)
 	case !v.hasBest && (len(v.bestX) != 0 || v.bestF != math.Inf(1)):

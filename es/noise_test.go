@@ -685,3 +685,159 @@ func TestGrowConfig(t *testing.T) {
 		t.Errorf("grown %+v\nwant   %+v (from %+v)", got, want, rc)
 	}
 }
+
+// TestNoiseHandlerStopRestarts checks Section 20 item 4: a stop of a
+// strategy the handler runs alone starts it anew from its mean with
+// sigma0, A = I and twice its population, on a criterion on f-values
+// (tolfun, where the noise vanishes at the optimum) as on the others; the
+// recommendation stays the stopped run's while the new run's estimate is
+// not below it; after NoiseMaxDoublings a stop ends the run; a run saved
+// and restored across the restart gives the same bits; NaN values give
+// nothing to hold and states that load; inside IPOP the stop is IPOP's.
+func TestNoiseHandlerStopRestarts(t *testing.T) {
+	mul := newNoisy(t, "sphere:noise=mul,sigma=0.5", 5)
+	var pop linalg.Dense
+	for _, name := range []string{HEES2, CMAES} {
+		h := newHandled(t, name, Config{Dim: 5, Seed: 1}, false, NoiseConfig{})
+		row := rowOf(name)
+		n0 := row.populationOf(h.inner.(hasCore).coreOf().cfg)
+		f := inOrder(mul)
+		old := h.inner
+		var before Recommendation
+		for g := 0; h.Doublings() == 0; g++ {
+			if g == 1000 {
+				t.Fatalf("%s: no restart in %d generations on the converging sphere", name, g)
+			}
+			before = h.Recommend()
+			askTellGeneration(t, h, f, &pop)
+		}
+		c := h.inner.(hasCore).coreOf()
+		if old.Stop() != ReasonTolFun || h.Stop() != "" || row.populationOf(c.cfg) != 2*n0 || c.sigma != c.cfg.Sigma0 ||
+			!slices.Equal(h.Mean(nil), old.Mean(nil)) || !identity(TransformOf(h.inner)) {
+			t.Errorf("%s: restart after %q: stop %q, population %d (first %d), sigma %v (sigma0 %v), mean %v from %v",
+				name, old.Stop(), h.Stop(), row.populationOf(c.cfg), n0, c.sigma, c.cfg.Sigma0, h.Mean(nil), old.Mean(nil))
+		}
+		// The stopped run's recommendation is the last mean it evaluated,
+		// whose value is near 0, far below what the new run evaluates once
+		// its mean has left the stopped run's (after its first generation).
+		askTellGeneration(t, h, f, &pop)
+		for range 20 {
+			askTellGeneration(t, h, f, &pop)
+			r := h.Recommend()
+			if !slices.Equal(r.X, h.held.X) || r.F != h.held.F || !(h.rec.F > r.F) {
+				t.Fatalf("%s: recommended %v (estimate %v), the held one %v (%v), the new run's last mean %v",
+					name, r.X, r.F, h.held.X, h.held.F, h.rec.F)
+			}
+		}
+		if v := mul.p.Noiseless(h.held.X); !(v < 1e-8) || h.held.Evals < 2 || !(before.F <= h.held.F) {
+			t.Errorf("%s: held recommendation at %v from %d evaluations, estimate %v (the last before the stop %v)",
+				name, v, h.held.Evals, h.held.F, before.F)
+		}
+	}
+
+	// On a linear function sigma grows until "sigma too large" stops the
+	// run, a stop that is not on f-values; the run restarts from its mean,
+	// where sigma0 is too small for it, NoiseMaxDoublings times, and the
+	// next stop ends it.
+	lin := newHandled(t, HEES2, Config{Dim: 5, Seed: 1}, false, NoiseConfig{})
+	var stops []Reason
+	for g := 0; lin.Stop() == ""; g++ {
+		if g == 1000 {
+			t.Fatalf("linear function: no end in %d generations (%d doublings)", g, lin.Doublings())
+		}
+		old := lin.inner
+		askTellGeneration(t, lin, func(x []float64) float64 { return x[0] }, &pop)
+		if lin.inner != old {
+			stops = append(stops, old.Stop())
+		}
+	}
+	if len(stops) != NoiseMaxDoublings || stops[0] != ReasonSigmaTooLarge || lin.Doublings() != NoiseMaxDoublings {
+		t.Errorf("linear function: restarts after %q, %d doublings, stopped by %q", stops, lin.Doublings(), lin.Stop())
+	}
+
+	// Saved and restored before, across and after the restart.
+	fresh := func() Strategy { return newHandled(t, HEES2, Config{Dim: 5, Seed: 1}, false, NoiseConfig{}) }
+	const gens = 220
+	want := noiseTrajectory(t, fresh(), mul, gens, -1, false, false)
+	h := fresh().(*NoiseHandler)
+	f := inOrder(mul)
+	for range gens {
+		askTellGeneration(t, h, f, &pop)
+	}
+	if h.Doublings() == 0 || h.held.Evals == 0 {
+		t.Fatalf("no restart in %d generations: the resume below does not cross one", gens)
+	}
+	for _, resumeAt := range []int{100, 200, 210} {
+		got := noiseTrajectory(t, fresh(), mul, gens, resumeAt, resumeAt == 210, false)
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("resumed at %d differs", resumeAt)
+		}
+	}
+	data, err := h.MarshalBinary()
+	if err != nil || !strings.HasPrefix(string(data), stateHeaderVersion(noiseStateName, noiseStateHeld)) {
+		t.Errorf("the state after a restart: %.20q (%v), want version 4", data, err)
+	}
+	for _, bad := range []func(*Recommendation){
+		func(r *Recommendation) { r.Means = 0 },
+		func(r *Recommendation) { r.X = r.X[:2] },
+		func(r *Recommendation) { r.F = math.NaN() },
+	} {
+		v := *h
+		v.held.X = slices.Clone(h.held.X)
+		bad(&v.held)
+		data, err := v.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Load(data); !errors.Is(err, ErrCorruptState) || !strings.Contains(err.Error(), "held recommendation") {
+			t.Errorf("held recommendation %+v: Load gave %v", v.held, err)
+		}
+	}
+
+	// An objective of NaN values only: each stop starts a new run, none
+	// has an estimate to hold, and every state saved on the way loads.
+	nan := newHandled(t, HEES2, Config{Dim: 3, Seed: 1}, false, NoiseConfig{})
+	for g := 0; nan.Stop() == ""; g++ {
+		if g == 2000 {
+			t.Fatalf("NaN values: no end in %d generations (%d doublings)", g, nan.Doublings())
+		}
+		askTellGeneration(t, nan, func([]float64) float64 { return math.NaN() }, &pop)
+		data, err := nan.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Load(data); err != nil {
+			t.Fatalf("NaN values, generation %d: the saved state does not load: %v", g, err)
+		}
+	}
+	if nan.Doublings() != NoiseMaxDoublings || nan.held.Evals != 0 || nan.Stop() != ReasonNotFinite {
+		t.Errorf("NaN values: %d doublings, held %+v, stopped by %q", nan.Doublings(), nan.held, nan.Stop())
+	}
+
+	// Inside IPOP the stop restarts IPOP's run, and the handler holds
+	// nothing.
+	ipop := newHandled(t, HEES2, Config{Dim: 5, Seed: 1}, true, NoiseConfig{})
+	f = inOrder(mul)
+	for range 400 {
+		askTellGeneration(t, ipop, f, &pop)
+	}
+	if ipop.Restarts() == 0 || ipop.Doublings() != 0 || ipop.held.Evals != 0 {
+		t.Errorf("inside IPOP: %d restarts, %d doublings, held %+v", ipop.Restarts(), ipop.Doublings(), ipop.held)
+	}
+}
+
+// identity reports whether a is nil or the identity matrix.
+func identity(a *linalg.Dense) bool {
+	if a == nil {
+		return true
+	}
+	r, c := a.Dims()
+	for i := range r {
+		for j := range c {
+			if want := float64(0); i == j && a.At(i, j) != 1 || i != j && a.At(i, j) != want {
+				return false
+			}
+		}
+	}
+	return true
+}
