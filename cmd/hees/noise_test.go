@@ -119,6 +119,39 @@ func TestRunNoise(t *testing.T) {
 	}
 }
 
+// TestRunNoiseStopRestart checks hees run -noise across a stop of the
+// strategy, which starts a new run from its mean (docs/ALGORITHMS.md
+// Section 20 item 4): on the sphere with multiplicative noise hees2
+// converges, stops and starts anew, counted in doublings; the
+// recommendation stays the converged point; the bytes are the same with
+// 1 and 3 workers, and a checkpoint taken after the new run started
+// (state version 4) resumes to the same summary.
+func TestRunNoiseStopRestart(t *testing.T) {
+	args := []string{"-f", "sphere:noise=mul,sigma=0.5", "-d", "4", "-noise", "-seed", "5", "-max-evals"}
+	rep, want := runJSON(t, append(args, "4000")...)
+	rec, ok := rep["recommendation"].(map[string]any)
+	if !ok || rep["doublings"] == nil || rep["doublings"].(float64) < 1 {
+		t.Fatalf("no new run in the summary %s", want)
+	}
+	var sq float64
+	for _, v := range rec["x"].([]any) {
+		sq += v.(float64) * v.(float64)
+	}
+	if !(sq < 1e-8) {
+		t.Errorf("the recommendation is at |x|^2 = %v after a new run started: %s", sq, want)
+	}
+	if _, three := runJSON(t, append(args, "4000", "-workers", "3")...); three != want {
+		t.Errorf("-workers 1 and 3 differ:\n%s%s", want, three)
+	}
+	path := filepath.Join(t.TempDir(), "run.hees")
+	if part, _ := runJSON(t, append(args, "2500", "-checkpoint", path)...); part["doublings"] == nil {
+		t.Fatal("the checkpoint is from before the new run: it does not test state version 4")
+	}
+	if code, out, errOut := runCLI("resume", path, "-json", "-max-evals", "4000"); code != exitOK || out != want {
+		t.Errorf("resumed after the new run: exit %d, printed\n%s, want\n%s, stderr:\n%s", code, out, want, errOut)
+	}
+}
+
 // TestWorkerNoise drives a run of hees init -noise -noise-evals with one
 // hees worker on a noisy program: it ends with the bits of hees run -noise
 // with the same program (the best value, the recommendation and its
