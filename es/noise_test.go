@@ -834,7 +834,11 @@ func identity(a *linalg.Dense) bool {
 	r, c := a.Dims()
 	for i := range r {
 		for j := range c {
-			if want := float64(0); i == j && a.At(i, j) != 1 || i != j && a.At(i, j) != want {
+			want := 0.0
+			if i == j {
+				want = 1
+			}
+			if a.At(i, j) != want {
 				return false
 			}
 		}

@@ -126,7 +126,8 @@ func TestMeanWindowSorted(t *testing.T) {
 // (sigma 0.01, d = 5, seeds 1-3, 3,000 generations of hees2) the noise-free
 // value of the recommendation, an average of recent means, is at most a
 // tenth of the last mean's. On the sphere with multiplicative noise, where
-// the mean converges, it is the last mean in every generation.
+// the mean converges, it is the last mean in every generation until the
+// run stops, and the converged point after it.
 func TestNoiseRecommendAverages(t *testing.T) {
 	var pop linalg.Dense
 	add := newNoisy(t, "sphere:noise=add,sigma=0.01", 5)
@@ -148,7 +149,7 @@ func TestNoiseRecommendAverages(t *testing.T) {
 	for g := range 300 {
 		askTellGeneration(t, h, f, &pop)
 		if h.Doublings() > 0 {
-			break // the converged run stopped (TestNoiseStopRestarts)
+			break // the converged run stopped (TestNoiseHandlerStopRestarts)
 		}
 		if r := h.Recommend(); !slices.Equal(r.X, h.rec.X) || r.Evals != h.rec.Evals || r.Means != 1 {
 			t.Fatalf("generation %d of a converging run: recommended %v from %d evaluations, the mean is %v",
