@@ -458,16 +458,17 @@ func (h *NoiseHandler) Recommend() Recommendation {
 	if h.unset() {
 		return Recommendation{F: math.NaN()}
 	}
-	r, ok := h.win.average()
-	if !ok {
+	r, owned := h.win.average() // X a new slice when owned
+	if !owned {
 		r = h.rec
-		r.X = slices.Clone(r.X)
 		if r.Evals > 0 {
 			r.Means = 1
 		}
 	}
 	if h.held.Evals > 0 && !(r.F < h.held.F) {
-		r = h.held
+		r, owned = h.held, false
+	}
+	if !owned {
 		r.X = slices.Clone(r.X)
 	}
 	return r
